@@ -1,0 +1,16 @@
+//! Shapes, polyhedra, mesh files and mass properties.
+
+pub mod convex;
+pub mod mass;
+pub mod mesh;
+pub mod mesh_io;
+pub mod polyhedron;
+pub mod shape;
+pub mod tessellate;
+
+pub use convex::{ConvexError, ConvexPolyhedron};
+pub use mass::{MassProperties, VolumeIntegrals};
+pub use mesh::{MeshDefect, PolygonMesh};
+pub use mesh_io::{MeshFileError, read_mesh, read_solid_mesh};
+pub use polyhedron::{DecompositionSettings, Polyhedron};
+pub use shape::{Aabb, Shape};
