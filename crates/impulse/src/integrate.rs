@@ -302,22 +302,22 @@ impl AdaptiveRk {
         }
         system.derivative(t + C5 * h, trial, k5);
         for i in 0..n {
-            trial[i] = y[i]
-                + h * (A61 * k1[i] + A62 * k2[i] + A63 * k3[i] + A64 * k4[i] + A65 * k5[i]);
+            trial[i] =
+                y[i] + h * (A61 * k1[i] + A62 * k2[i] + A63 * k3[i] + A64 * k4[i] + A65 * k5[i]);
         }
         system.derivative(t + h, trial, k6);
         for i in 0..n {
-            trial[i] = y[i]
-                + h * (A71 * k1[i] + A73 * k3[i] + A74 * k4[i] + A75 * k5[i] + A76 * k6[i]);
+            trial[i] =
+                y[i] + h * (A71 * k1[i] + A73 * k3[i] + A74 * k4[i] + A75 * k5[i] + A76 * k6[i]);
         }
         system.derivative(t + h, trial, k7);
 
         let mut sum = 0.0;
         for i in 0..n {
-            let estimate = h
-                * (E1 * k1[i] + E3 * k3[i] + E4 * k4[i] + E5 * k5[i] + E6 * k6[i] + E7 * k7[i]);
-            let scale = self.tolerance.absolute
-                + self.tolerance.relative * y[i].abs().max(trial[i].abs());
+            let estimate =
+                h * (E1 * k1[i] + E3 * k3[i] + E4 * k4[i] + E5 * k5[i] + E6 * k6[i] + E7 * k7[i]);
+            let scale =
+                self.tolerance.absolute + self.tolerance.relative * y[i].abs().max(trial[i].abs());
             let ratio = estimate / scale;
             sum += ratio * ratio;
             if !trial[i].is_finite() || !k7[i].is_finite() {
@@ -348,8 +348,8 @@ impl AdaptiveRk {
             r2[i] = difference;
             r3[i] = b;
             r4[i] = difference - h * k7[i] - b;
-            r5[i] = h
-                * (D1 * k1[i] + D3 * k3[i] + D4 * k4[i] + D5 * k5[i] + D6 * k6[i] + D7 * k7[i]);
+            r5[i] =
+                h * (D1 * k1[i] + D3 * k3[i] + D4 * k4[i] + D5 * k5[i] + D6 * k6[i] + D7 * k7[i]);
         }
         self.t_last = self.t;
         self.h_last = h;
@@ -438,7 +438,11 @@ mod tests {
         let mut y = [0.0; 2];
         rk.state_at(t_end, &mut y);
         // Closed form x = cos t, v = -sin t; global error after 20 periods stays ~1e-10.
-        assert!((y[0] - t_end.cos()).abs() < 1e-9, "x error {}", y[0] - t_end.cos());
+        assert!(
+            (y[0] - t_end.cos()).abs() < 1e-9,
+            "x error {}",
+            y[0] - t_end.cos()
+        );
         assert!((y[1] + t_end.sin()).abs() < 1e-9);
     }
 
@@ -457,7 +461,11 @@ mod tests {
             rk.advance_past(&Oscillator, t).unwrap();
             rk.state_at(t, &mut y);
             // The 4th-order interpolant is accurate to about the step tolerance.
-            assert!((y[0] - t.cos()).abs() < 1e-8, "t={t} err={}", y[0] - t.cos());
+            assert!(
+                (y[0] - t.cos()).abs() < 1e-8,
+                "t={t} err={}",
+                y[0] - t.cos()
+            );
         }
     }
 
@@ -493,6 +501,9 @@ mod tests {
     fn singular_system_reports_an_error_instead_of_looping() {
         let mut rk = AdaptiveRk::new(&BlowUp, 0.0, &[0.0], Tolerance::default()).unwrap();
         let result = rk.advance_past(&BlowUp, 2.0);
-        assert!(result.is_err(), "integrating through a singularity must fail");
+        assert!(
+            result.is_err(),
+            "integrating through a singularity must fail"
+        );
     }
 }

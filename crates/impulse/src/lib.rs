@@ -6,6 +6,11 @@
 //!
 //! See `docs/ARCHITECTURE.md` for how one simulation step flows through the modules.
 
+pub mod dynamics;
 pub mod geometry;
 pub mod integrate;
 pub mod math;
+pub mod world;
+
+pub use dynamics::{BodyDesc, BodyId, BodyState, Material, MotionType, RigidBody};
+pub use world::{World, WorldSettings};

@@ -51,8 +51,16 @@ fn table_6_2_geodesic_spheres() {
             (v, e, f)
         );
         let t = hull.volume_integrals();
-        assert!((t.t1 - t1).abs() < 5e-7, "T1 = {} for {f} faces, expected {t1}", t.t1);
-        assert!((t.t_xx - txx).abs() < 5e-7, "Tx2 = {} for {f} faces", t.t_xx);
+        assert!(
+            (t.t1 - t1).abs() < 5e-7,
+            "T1 = {} for {f} faces, expected {t1}",
+            t.t1
+        );
+        assert!(
+            (t.t_xx - txx).abs() < 5e-7,
+            "Tx2 = {} for {f} faces",
+            t.t_xx
+        );
         // Symmetric integrals vanish up to rounding (thesis: below 1e-15 in magnitude).
         assert!(t.t_x.abs() < 1e-14, "Tx = {:e}", t.t_x);
         assert!(t.t_yz.abs() < 1e-14, "Tyz = {:e}", t.t_yz);
@@ -138,7 +146,9 @@ fn mass_properties_follow_rigid_motions() {
 fn principal_frame_diagonalises_the_inertia() {
     let mut rng = Pcg64::seed_from_u64(3);
     for _ in 0..100 {
-        let props: MassProperties = random_convex(&mut rng).volume_integrals().mass_properties(1.0);
+        let props: MassProperties = random_convex(&mut rng)
+            .volume_integrals()
+            .mass_properties(1.0);
         let (moments, axes) = props.principal();
         let r = axes.to_rotation_matrix().into_inner();
         let body = r.transpose() * props.inertia * r;

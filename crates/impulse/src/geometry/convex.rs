@@ -356,7 +356,8 @@ fn merge_coplanar(
                 let on_plane = triangles[n]
                     .iter()
                     .all(|&v| (normal.dot(&points[v as usize].coords) - offset).abs() <= tolerance);
-                let facing = newell_normal(points, &triangles[n]).is_some_and(|m| m.dot(&normal) > 0.0);
+                let facing =
+                    newell_normal(points, &triangles[n]).is_some_and(|m| m.dot(&normal) > 0.0);
                 if on_plane && facing {
                     region[n] = id;
                     members.push(n);
@@ -511,9 +512,12 @@ mod tests {
     #[test]
     fn box_hull_has_six_quad_faces() {
         // Extra points: face centre, edge midpoint and an interior point, none a corner.
-        let hull =
-            ConvexPolyhedron::from_points(&box_points(&[[0., 0., 3.], [1., 0., 3.], [0.1, 0.2, 0.3]]))
-                .unwrap();
+        let hull = ConvexPolyhedron::from_points(&box_points(&[
+            [0., 0., 3.],
+            [1., 0., 3.],
+            [0.1, 0.2, 0.3],
+        ]))
+        .unwrap();
         assert_eq!(hull.vertices().len(), 8);
         assert_eq!(hull.edge_count(), 12);
         assert_eq!(hull.faces().len(), 6);
@@ -536,7 +540,10 @@ mod tests {
         for v in 0..8 {
             // Each box corner has three edges.
             assert_eq!(hull.vertex_half_edges(v).count(), 3);
-            assert!(hull.vertex_half_edges(v).all(|h| hull.half_edges()[h as usize].origin == v));
+            assert!(
+                hull.vertex_half_edges(v)
+                    .all(|h| hull.half_edges()[h as usize].origin == v)
+            );
         }
         for face in hull.faces() {
             assert!((face.normal.norm() - 1.0).abs() < 1e-14);
@@ -573,7 +580,12 @@ mod tests {
             })
         );
         assert!(matches!(
-            ConvexPolyhedron::from_points(&[p(0., 0., 0.), p(f64::NAN, 0., 0.), p(0., 1., 0.), p(0., 0., 1.)]),
+            ConvexPolyhedron::from_points(&[
+                p(0., 0., 0.),
+                p(f64::NAN, 0., 0.),
+                p(0., 1., 0.),
+                p(0., 0., 1.)
+            ]),
             Err(ConvexError::NonFinitePoint { index: 1 })
         ));
     }

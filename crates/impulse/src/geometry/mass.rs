@@ -377,10 +377,9 @@ impl MassProperties {
                 ..Self::zero()
             };
         }
-        let com = parts
-            .iter()
-            .fold(Vec3::zeros(), |acc, p| acc + p.center_of_mass.coords * p.mass)
-            / mass;
+        let com = parts.iter().fold(Vec3::zeros(), |acc, p| {
+            acc + p.center_of_mass.coords * p.mass
+        }) / mass;
         let inertia = parts.iter().fold(Mat3::zeros(), |acc, p| {
             acc + p.inertia + parallel_axis_term(p.mass, &(p.center_of_mass.coords - com))
         });

@@ -60,9 +60,19 @@ pub enum MeshDefect {
     /// An edge belongs to only one face: the surface has a hole.
     OpenEdge { face: usize, a: u32, b: u32 },
     /// An edge belongs to more than two faces.
-    NonManifoldEdge { face: usize, a: u32, b: u32, count: usize },
+    NonManifoldEdge {
+        face: usize,
+        a: u32,
+        b: u32,
+        count: usize,
+    },
     /// Two faces traverse their shared edge in the same direction: windings disagree.
-    InconsistentOrientation { face: usize, other: usize, a: u32, b: u32 },
+    InconsistentOrientation {
+        face: usize,
+        other: usize,
+        a: u32,
+        b: u32,
+    },
     /// The faces are wound clockwise seen from outside (the signed volume is negative).
     Inverted { volume: f64 },
     /// The mesh encloses no volume.
@@ -268,7 +278,11 @@ impl PolygonMesh {
                 let origin = self.vertices[loop_[0] as usize].coords;
                 let deviation = loop_
                     .iter()
-                    .map(|&i| normal.dot(&(self.vertices[i as usize].coords - origin)).abs())
+                    .map(|&i| {
+                        normal
+                            .dot(&(self.vertices[i as usize].coords - origin))
+                            .abs()
+                    })
                     .fold(0.0, f64::max);
                 if deviation > 1e-7 * size {
                     return Err(MeshDefect::NonPlanarFace { face, deviation });
@@ -409,7 +423,9 @@ fn triangulate_polygon(vertices: &[Point], face: &[u32]) -> Vec<[u32; 3]> {
     let turn = |a: Vec3, b: Vec3, c: Vec3| (b - a).cross(&(c - b)).dot(&normal);
     let convex = (0..n).all(|k| turn(point(k), point(k + 1), point(k + 2)) >= 0.0);
     if convex {
-        return (1..n - 1).map(|k| [face[0], face[k], face[k + 1]]).collect();
+        return (1..n - 1)
+            .map(|k| [face[0], face[k], face[k + 1]])
+            .collect();
     }
     // Ear clipping on the remaining loop.
     let mut remaining: Vec<u32> = face.to_vec();
@@ -419,7 +435,11 @@ fn triangulate_polygon(vertices: &[Point], face: &[u32]) -> Vec<[u32; 3]> {
         let m = remaining.len();
         let mut clipped = false;
         for k in 0..m {
-            let (ia, ib, ic) = (remaining[(k + m - 1) % m], remaining[k], remaining[(k + 1) % m]);
+            let (ia, ib, ic) = (
+                remaining[(k + m - 1) % m],
+                remaining[k],
+                remaining[(k + 1) % m],
+            );
             let (a, b, c) = (at(ia), at(ib), at(ic));
             if turn(a, b, c) <= 0.0 {
                 continue;
@@ -562,8 +582,11 @@ mod tests {
         let offset = a.vertices.len() as u32;
         let mut mesh = a.clone();
         mesh.vertices.extend(b.vertices);
-        mesh.faces
-            .extend(b.faces.iter().map(|f| f.iter().map(|i| i + offset).collect()));
+        mesh.faces.extend(
+            b.faces
+                .iter()
+                .map(|f| f.iter().map(|i| i + offset).collect()),
+        );
         mesh.face_sources = (1..=mesh.faces.len())
             .map(|number| FaceSource { number, line: None })
             .collect();
@@ -581,8 +604,11 @@ mod tests {
         let offset = a.vertices.len() as u32;
         let mut mesh = a.clone();
         mesh.vertices.extend(b.vertices);
-        mesh.faces
-            .extend(b.faces.iter().map(|f| f.iter().map(|i| i + offset).collect()));
+        mesh.faces.extend(
+            b.faces
+                .iter()
+                .map(|f| f.iter().map(|i| i + offset).collect()),
+        );
         assert_eq!(mesh.validate_solid(), Ok(()));
         assert!((mesh.volume_integrals().t1 - 2.0).abs() < 1e-14);
     }

@@ -84,9 +84,8 @@ pub fn read_mesh(path: &Path) -> Result<PolygonMesh, MeshFileError> {
         .map_err(|e| MeshFileError::new(path, None, format!("cannot read the file: {e}")))?;
     match extension.as_deref() {
         Some("obj") => {
-            let text = std::str::from_utf8(&bytes).map_err(|e| {
-                MeshFileError::new(path, None, format!("is not UTF-8 text: {e}"))
-            })?;
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|e| MeshFileError::new(path, None, format!("is not UTF-8 text: {e}")))?;
             parse_obj(path, text)
         }
         Some("stl") => parse_stl(path, &bytes),
@@ -157,17 +156,13 @@ pub fn parse_obj(path: &Path, text: &str) -> Result<PolygonMesh, MeshFileError> 
                 let mut coordinates = [0.0; 3];
                 for (axis, value) in coordinates.iter_mut().enumerate() {
                     let token = tokens.next().ok_or_else(|| {
-                        error(format!(
-                            "vertex has {axis} coordinates; expected `v x y z`"
-                        ))
+                        error(format!("vertex has {axis} coordinates; expected `v x y z`"))
                     })?;
                     *value = token.parse::<f64>().map_err(|_| {
                         error(format!("vertex coordinate `{token}` is not a number"))
                     })?;
                     if !value.is_finite() {
-                        return Err(error(format!(
-                            "vertex coordinate `{token}` is not finite"
-                        )));
+                        return Err(error(format!("vertex coordinate `{token}` is not finite")));
                     }
                 }
                 positions.push(welder.insert(Point::from(coordinates)));
@@ -303,7 +298,8 @@ pub fn to_obj(mesh: &PolygonMesh) -> String {
 mod tests {
     use super::*;
 
-    const TETRA: &str = "# tetrahedron\nv 0 0 0\nv 5 0 0\nv 0 4 0\nv 0 0 3\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+    const TETRA: &str =
+        "# tetrahedron\nv 0 0 0\nv 5 0 0\nv 0 4 0\nv 0 0 3\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
 
     #[test]
     fn obj_tetrahedron_reads_and_validates() {
@@ -347,7 +343,9 @@ mod tests {
 
     #[test]
     fn obj_objects_split_faces() {
-        let text = format!("o first\n{TETRA}o second\nv 10 0 0\nv 15 0 0\nv 10 4 0\nv 10 0 3\nf -4 -2 -3\nf -4 -3 -1\nf -4 -1 -2\nf -3 -2 -1\n");
+        let text = format!(
+            "o first\n{TETRA}o second\nv 10 0 0\nv 15 0 0\nv 10 4 0\nv 10 0 3\nf -4 -2 -3\nf -4 -3 -1\nf -4 -1 -2\nf -3 -2 -1\n"
+        );
         let mesh = parse_obj(Path::new("two.obj"), &text).unwrap();
         assert_eq!(mesh.objects.len(), 2);
         assert_eq!(mesh.objects[1].faces, 4..8);

@@ -235,7 +235,11 @@ mod tests {
                 .unwrap();
         assert!(solid.pieces().len() >= 2, "an L needs at least two pieces");
         // Every corner of the L lies in (or on) some piece.
-        for corner in [Point::new(2.0, 0.0, 0.0), Point::new(1.0, 3.0, 1.0), Point::new(0.0, 0.0, 0.0)] {
+        for corner in [
+            Point::new(2.0, 0.0, 0.0),
+            Point::new(1.0, 3.0, 1.0),
+            Point::new(0.0, 0.0, 0.0),
+        ] {
             let inside = solid.pieces().iter().any(|piece| {
                 piece
                     .faces()

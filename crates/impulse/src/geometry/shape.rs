@@ -115,11 +115,7 @@ impl Shape {
             Self::Box { half_extents: h } => {
                 // m (b² + c²) / 12 with full edges b = 2h_y, c = 2h_z.
                 let (x2, y2, z2) = (h.x * h.x, h.y * h.y, h.z * h.z);
-                centred(
-                    m,
-                    Vec3::new(y2 + z2, z2 + x2, x2 + y2) * (m / 3.0),
-                    volume,
-                )
+                centred(m, Vec3::new(y2 + z2, z2 + x2, x2 + y2) * (m / 3.0), volume)
             }
             Self::Cylinder {
                 radius,
@@ -171,11 +167,9 @@ impl Shape {
         let d = direction;
         Some(match self {
             Self::Sphere { radius } => Point::from(unit_or_z(d) * *radius),
-            Self::Box { half_extents: h } => Point::new(
-                h.x.copysign(d.x),
-                h.y.copysign(d.y),
-                h.z.copysign(d.z),
-            ),
+            Self::Box { half_extents: h } => {
+                Point::new(h.x.copysign(d.x), h.y.copysign(d.y), h.z.copysign(d.z))
+            }
             Self::Cylinder {
                 radius,
                 half_height,
@@ -258,8 +252,8 @@ fn capsule_mass_properties(density: f64, r: f64, h: f64) -> MassProperties {
     let offset = 3.0 * r / 8.0;
     let hemisphere_about_com = hemisphere_about_face - hemisphere_mass * offset * offset;
     let distance = h + offset;
-    let transverse = cylinder_transverse
-        + 2.0 * (hemisphere_about_com + hemisphere_mass * distance * distance);
+    let transverse =
+        cylinder_transverse + 2.0 * (hemisphere_about_com + hemisphere_mass * distance * distance);
     let axial = cylinder_axial + 2.0 * hemisphere_about_face;
     MassProperties {
         mass,
@@ -347,7 +341,10 @@ mod tests {
             let polar = i as f64 / rings as f64 * std::f64::consts::FRAC_PI_2;
             for k in 0..around {
                 let azimuth = k as f64 / around as f64 * std::f64::consts::TAU;
-                let (x, y) = (radius * polar.sin() * azimuth.cos(), radius * polar.sin() * azimuth.sin());
+                let (x, y) = (
+                    radius * polar.sin() * azimuth.cos(),
+                    radius * polar.sin() * azimuth.sin(),
+                );
                 let z = half_height + radius * polar.cos();
                 points.push(Point::new(x, y, z));
                 points.push(Point::new(x, y, -z));

@@ -14,7 +14,10 @@ use crate::math::{Point, Vec3};
 /// # Panics
 /// If `level` is 0.
 pub fn geodesic_sphere(level: u32) -> PolygonMesh {
-    assert!(level >= 1, "geodesic sphere levels start at 1 (the icosahedron)");
+    assert!(
+        level >= 1,
+        "geodesic sphere levels start at 1 (the icosahedron)"
+    );
     let phi = (1.0 + 5.0_f64.sqrt()) / 2.0;
     let mut points = Vec::with_capacity(12);
     for a in [-1.0, 1.0] {
@@ -53,7 +56,12 @@ fn subdivide(mesh: &PolygonMesh) -> PolygonMesh {
         let ab = midpoint(a, b, &mut vertices);
         let bc = midpoint(b, c, &mut vertices);
         let ca = midpoint(c, a, &mut vertices);
-        faces.extend([vec![a, ab, ca], vec![ab, b, bc], vec![ca, bc, c], vec![ab, bc, ca]]);
+        faces.extend([
+            vec![a, ab, ca],
+            vec![ab, b, bc],
+            vec![ca, bc, c],
+            vec![ab, bc, ca],
+        ]);
     }
     PolygonMesh::new(vertices, faces)
 }

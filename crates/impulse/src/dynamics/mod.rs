@@ -1,0 +1,612 @@
+//! Rigid bodies: their mass model, their state, and how they move between collisions.
+//!
+//! Frames. A body is described in its *model frame* — the coordinates its shapes are given in
+//! (a mesh file's own axes). Its *body frame* has its origin at the centre of mass and its axes
+//! along the principal axes of inertia, so the inertia tensor there is diagonal (Mirtich App. A.3).
+//! The state is the body frame's world pose and the velocities of the centre of mass; the fixed
+//! transform between body and model frames is kept to report and draw the model.
+
+mod free_flight;
+mod prescribed;
+
+pub use free_flight::{EulerRotation, FreeFlight};
+pub use prescribed::{Oscillation, PrescribedMotion};
+
+use std::fmt;
+
+use crate::geometry::{MassProperties, Shape};
+use crate::integrate::{IntegrationError, Tolerance};
+use crate::math::{Point, Pose, Quat, Vec3, is_finite_vec, pose};
+
+/// Index of a body in its world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BodyId(pub usize);
+
+/// The instantaneous state of a rigid body (world frame).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodyState {
+    /// Position of the centre of mass.
+    pub position: Vec3,
+    /// Orientation of the body (principal) frame: maps body coordinates to world.
+    pub orientation: Quat,
+    /// Velocity of the centre of mass.
+    pub velocity: Vec3,
+    /// Angular velocity.
+    pub angular_velocity: Vec3,
+}
+
+impl BodyState {
+    /// True when every component is finite.
+    pub fn is_finite(&self) -> bool {
+        is_finite_vec(&self.position)
+            && self.orientation.coords.iter().all(|c| c.is_finite())
+            && is_finite_vec(&self.velocity)
+            && is_finite_vec(&self.angular_velocity)
+    }
+
+    /// Pose of the body frame.
+    pub fn pose(&self) -> Pose {
+        pose(self.position, self.orientation)
+    }
+}
+
+/// How a body moves.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum MotionType {
+    /// Moves under gravity, applied forces and (later) collisions.
+    #[default]
+    Dynamic,
+    /// Never moves; infinitely massive.
+    Fixed,
+    /// Follows a prescribed motion; infinitely massive.
+    Kinematic(PrescribedMotion),
+}
+
+/// A shape placed in a body's model frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacedShape {
+    /// The shape, in its own frame.
+    pub shape: Shape,
+    /// Pose of the shape's frame in the model frame.
+    pub pose: Pose,
+    /// Density of this shape, overriding the body's (only with a body `density`).
+    pub density: Option<f64>,
+}
+
+impl PlacedShape {
+    /// A shape at the model origin.
+    pub fn new(shape: Shape) -> Self {
+        Self {
+            shape,
+            pose: Pose::identity(),
+            density: None,
+        }
+    }
+}
+
+/// How a body's mass is given.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MassSpec {
+    /// Uniform density of the shapes (each shape may override it).
+    Density(f64),
+    /// Total mass of the shapes, at uniform density.
+    Mass(f64),
+}
+
+/// Friction and restitution of a surface.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Material {
+    /// Coulomb friction coefficient μ ≥ 0.
+    pub friction: f64,
+    /// Coefficient of restitution e ∈ [0, 1].
+    pub restitution: f64,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Self {
+            friction: 0.3,
+            restitution: 0.5,
+        }
+    }
+}
+
+/// Everything needed to create a body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyDesc {
+    /// Unique name.
+    pub name: String,
+    /// Shapes in the model frame (at least one).
+    pub shapes: Vec<PlacedShape>,
+    /// Point masses `(mass, position in the model frame)`, added to the shapes' mass.
+    pub point_masses: Vec<(f64, Point)>,
+    /// Mass of the shapes; ignored for fixed and kinematic bodies.
+    pub mass: MassSpec,
+    /// Pose of the model frame in the world at time 0.
+    pub pose: Pose,
+    /// Velocity of the centre of mass at time 0.
+    pub velocity: Vec3,
+    /// Angular velocity at time 0.
+    pub angular_velocity: Vec3,
+    /// How the body moves.
+    pub motion: MotionType,
+    /// Surface material.
+    pub material: Material,
+    /// Named material this body uses, if any (for per-pair overrides).
+    pub material_name: Option<String>,
+    /// Constant force at the centre of mass, world frame.
+    pub force: Vec3,
+    /// Constant torque, world frame.
+    pub torque: Vec3,
+}
+
+impl BodyDesc {
+    /// A dynamic body of uniform density 1 made of one shape at the origin, at rest.
+    pub fn new(name: impl Into<String>, shape: Shape) -> Self {
+        Self {
+            name: name.into(),
+            shapes: vec![PlacedShape::new(shape)],
+            point_masses: Vec::new(),
+            mass: MassSpec::Density(1.0),
+            pose: Pose::identity(),
+            velocity: Vec3::zeros(),
+            angular_velocity: Vec3::zeros(),
+            motion: MotionType::Dynamic,
+            material: Material::default(),
+            material_name: None,
+            force: Vec3::zeros(),
+            torque: Vec3::zeros(),
+        }
+    }
+}
+
+/// Why a body description cannot make a body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BodyError {
+    /// No shapes.
+    NoShapes,
+    /// A number is NaN or infinite.
+    NonFinite { what: &'static str },
+    /// Mass or density not positive.
+    NonPositiveMass { what: &'static str, value: f64 },
+    /// A half-space on a body that can move.
+    HalfSpaceNotFixed,
+    /// A dynamic body that includes a half-space cannot have mass properties.
+    ZeroInertia,
+    /// Friction or restitution outside its range.
+    BadMaterial { what: &'static str, value: f64 },
+    /// The initial state cannot be integrated.
+    Integration(IntegrationError),
+}
+
+impl fmt::Display for BodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoShapes => write!(f, "a body needs at least one shape"),
+            Self::NonFinite { what } => write!(f, "{what} must be finite"),
+            Self::NonPositiveMass { what, value } => {
+                write!(f, "{what} must be positive, got {value}")
+            }
+            Self::HalfSpaceNotFixed => write!(
+                f,
+                "a half-space is unbounded, so only a fixed body may use one"
+            ),
+            Self::ZeroInertia => write!(
+                f,
+                "the body's inertia is singular (all its mass on a line); give it a solid shape"
+            ),
+            Self::BadMaterial { what, value } => write!(f, "{what} {value} is out of range"),
+            Self::Integration(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for BodyError {}
+
+/// A rigid body.
+#[derive(Clone, Debug)]
+pub struct RigidBody {
+    name: String,
+    shapes: Vec<PlacedShape>,
+    /// Mass properties in the model frame (zero mass for fixed/kinematic bodies made of a
+    /// half-space).
+    mass_properties: MassProperties,
+    /// Principal moments (body frame).
+    principal_inertia: Vec3,
+    /// Maps body-frame coordinates to model coordinates.
+    body_to_model: Pose,
+    motion: MotionType,
+    material: Material,
+    material_name: Option<String>,
+    force: Vec3,
+    torque: Vec3,
+    /// Time the body was created and the pose of its model frame then (prescribed motion is
+    /// measured from these).
+    start_time: f64,
+    start_model_pose: Pose,
+    /// State at the world's current time.
+    state: BodyState,
+    flight: Option<FreeFlight>,
+}
+
+impl RigidBody {
+    /// Builds a body from its description, which gives its state at time `t0`, under `gravity`.
+    pub fn new(
+        desc: BodyDesc,
+        t0: f64,
+        gravity: Vec3,
+        tolerance: Tolerance,
+    ) -> Result<Self, BodyError> {
+        if desc.shapes.is_empty() {
+            return Err(BodyError::NoShapes);
+        }
+        let finite = |v: &Vec3| is_finite_vec(v);
+        for (what, v) in [
+            ("velocity", &desc.velocity),
+            ("angular velocity", &desc.angular_velocity),
+            ("force", &desc.force),
+            ("torque", &desc.torque),
+            ("position", &desc.pose.translation.vector),
+        ] {
+            if !finite(v) {
+                return Err(BodyError::NonFinite { what });
+            }
+        }
+        if let MotionType::Kinematic(motion) = &desc.motion
+            && !motion.is_finite()
+        {
+            return Err(BodyError::NonFinite {
+                what: "prescribed motion",
+            });
+        }
+        let material = desc.material;
+        if !(material.friction.is_finite() && material.friction >= 0.0) {
+            return Err(BodyError::BadMaterial {
+                what: "friction (expected μ ≥ 0)",
+                value: material.friction,
+            });
+        }
+        if !(0.0..=1.0).contains(&material.restitution) {
+            return Err(BodyError::BadMaterial {
+                what: "restitution (expected 0 ≤ e ≤ 1)",
+                value: material.restitution,
+            });
+        }
+        let has_half_space = desc
+            .shapes
+            .iter()
+            .any(|s| matches!(s.shape, Shape::HalfSpace));
+        let dynamic = matches!(desc.motion, MotionType::Dynamic);
+        if has_half_space && dynamic {
+            return Err(BodyError::HalfSpaceNotFixed);
+        }
+        let mass_properties = if has_half_space {
+            MassProperties::zero()
+        } else {
+            body_mass_properties(&desc)?
+        };
+        let (principal_inertia, axes) = if has_half_space {
+            (Vec3::zeros(), Quat::identity())
+        } else {
+            mass_properties.principal()
+        };
+        if dynamic {
+            let scale = principal_inertia.max();
+            if !(principal_inertia.min() > 1e-12 * scale) {
+                return Err(BodyError::ZeroInertia);
+            }
+        }
+        let body_to_model = pose(mass_properties.center_of_mass.coords, axes);
+        let model_pose = desc.pose;
+        let body_pose = model_pose * body_to_model;
+        let mut body = Self {
+            name: desc.name,
+            shapes: desc.shapes,
+            mass_properties,
+            principal_inertia,
+            body_to_model,
+            motion: desc.motion,
+            material,
+            material_name: desc.material_name,
+            force: desc.force,
+            torque: desc.torque,
+            start_time: t0,
+            start_model_pose: model_pose,
+            state: BodyState {
+                position: body_pose.translation.vector,
+                orientation: body_pose.rotation,
+                velocity: desc.velocity,
+                angular_velocity: desc.angular_velocity,
+            },
+            flight: None,
+        };
+        match &body.motion {
+            MotionType::Dynamic => {
+                let acceleration = gravity + body.force / body.mass_properties.mass;
+                body.flight = Some(
+                    FreeFlight::new(
+                        t0,
+                        &body.state,
+                        body.principal_inertia,
+                        acceleration,
+                        body.torque,
+                        tolerance,
+                    )
+                    .map_err(BodyError::Integration)?,
+                );
+            }
+            MotionType::Fixed => {
+                body.state.velocity = Vec3::zeros();
+                body.state.angular_velocity = Vec3::zeros();
+            }
+            MotionType::Kinematic(_) => body.state = body.prescribed_state(t0),
+        }
+        Ok(body)
+    }
+
+    /// Name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Shapes in the model frame.
+    pub fn shapes(&self) -> &[PlacedShape] {
+        &self.shapes
+    }
+
+    /// How the body moves.
+    pub fn motion(&self) -> &MotionType {
+        &self.motion
+    }
+
+    /// True for bodies that respond to forces (neither fixed nor kinematic).
+    pub fn is_dynamic(&self) -> bool {
+        matches!(self.motion, MotionType::Dynamic)
+    }
+
+    /// Surface material.
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// Named material, if any.
+    pub fn material_name(&self) -> Option<&str> {
+        self.material_name.as_deref()
+    }
+
+    /// Mass (of shapes and point masses); for fixed and kinematic bodies this is the mass their
+    /// shapes would have, though they act as infinitely massive.
+    pub fn mass(&self) -> f64 {
+        self.mass_properties.mass
+    }
+
+    /// `1/m` for dynamic bodies, 0 for fixed and kinematic ones.
+    pub fn inverse_mass(&self) -> f64 {
+        if self.is_dynamic() {
+            1.0 / self.mass_properties.mass
+        } else {
+            0.0
+        }
+    }
+
+    /// Mass properties in the model frame.
+    pub fn mass_properties(&self) -> &MassProperties {
+        &self.mass_properties
+    }
+
+    /// Principal moments of inertia (body frame).
+    pub fn principal_inertia(&self) -> Vec3 {
+        self.principal_inertia
+    }
+
+    /// The transform taking body-frame coordinates to model coordinates.
+    pub fn body_to_model(&self) -> &Pose {
+        &self.body_to_model
+    }
+
+    /// State at the world's current time.
+    pub fn state(&self) -> &BodyState {
+        &self.state
+    }
+
+    /// Pose of the model frame in the world (where the shapes are).
+    pub fn model_pose(&self) -> Pose {
+        self.state.pose() * self.body_to_model.inverse()
+    }
+
+    /// Constant applied force (world frame).
+    pub fn force(&self) -> Vec3 {
+        self.force
+    }
+
+    /// Kinetic energy `½ m v² + ½ ωᵀ I ω` (zero for fixed and kinematic bodies, whose motion is
+    /// not part of the system's energy).
+    pub fn kinetic_energy(&self) -> f64 {
+        if !self.is_dynamic() {
+            return 0.0;
+        }
+        let w_body = self.state.orientation.inverse() * self.state.angular_velocity;
+        0.5 * self.mass_properties.mass * self.state.velocity.norm_squared()
+            + 0.5 * w_body.dot(&self.principal_inertia.component_mul(&w_body))
+    }
+
+    /// Gravitational potential energy `−m g · c` (zero for fixed and kinematic bodies).
+    pub fn potential_energy(&self, gravity: &Vec3) -> f64 {
+        if !self.is_dynamic() {
+            return 0.0;
+        }
+        -self.mass_properties.mass * gravity.dot(&self.state.position)
+    }
+
+    /// Angular momentum about the centre of mass, world frame.
+    pub fn angular_momentum(&self) -> Vec3 {
+        let w_body = self.state.orientation.inverse() * self.state.angular_velocity;
+        self.state.orientation * self.principal_inertia.component_mul(&w_body)
+    }
+
+    /// Integrator steps taken by the current flight (accepted, rejected).
+    pub fn integrator_steps(&self) -> (u64, u64) {
+        self.flight.as_ref().map_or((0, 0), |f| f.step_counts())
+    }
+
+    /// Moves the body to time `t` (not earlier than its current time).
+    pub(crate) fn advance_to(&mut self, t: f64) -> Result<(), IntegrationError> {
+        match &self.motion {
+            MotionType::Dynamic => {
+                if let Some(flight) = &mut self.flight {
+                    self.state = flight.state_at(t)?;
+                }
+            }
+            MotionType::Fixed => {}
+            MotionType::Kinematic(_) => self.state = self.prescribed_state(t),
+        }
+        Ok(())
+    }
+
+    fn prescribed_state(&self, t: f64) -> BodyState {
+        let MotionType::Kinematic(motion) = &self.motion else {
+            return self.state;
+        };
+        let model = motion.model_pose(&self.start_model_pose, t - self.start_time);
+        let body = model * self.body_to_model;
+        let offset = body.translation.vector - model.translation.vector;
+        BodyState {
+            position: body.translation.vector,
+            orientation: body.rotation,
+            velocity: motion.origin_velocity(t - self.start_time)
+                + motion.angular_velocity.cross(&offset),
+            angular_velocity: motion.angular_velocity,
+        }
+    }
+}
+
+/// Mass properties of a body's shapes and point masses, in its model frame.
+fn body_mass_properties(desc: &BodyDesc) -> Result<MassProperties, BodyError> {
+    let mut parts = Vec::with_capacity(desc.shapes.len() + desc.point_masses.len());
+    match desc.mass {
+        MassSpec::Density(density) => {
+            if !(density.is_finite() && density > 0.0) {
+                return Err(BodyError::NonPositiveMass {
+                    what: "density",
+                    value: density,
+                });
+            }
+            for placed in &desc.shapes {
+                let d = placed.density.unwrap_or(density);
+                if !(d.is_finite() && d > 0.0) {
+                    return Err(BodyError::NonPositiveMass {
+                        what: "shape density",
+                        value: d,
+                    });
+                }
+                if let Some(mp) = placed.shape.mass_properties(d) {
+                    parts.push(mp.transformed(&placed.pose));
+                }
+            }
+        }
+        MassSpec::Mass(mass) => {
+            if !(mass.is_finite() && mass > 0.0) {
+                return Err(BodyError::NonPositiveMass {
+                    what: "mass",
+                    value: mass,
+                });
+            }
+            let unit: Vec<MassProperties> = desc
+                .shapes
+                .iter()
+                .filter_map(|p| p.shape.mass_properties(1.0).map(|m| m.transformed(&p.pose)))
+                .collect();
+            let total = MassProperties::combine(&unit);
+            parts.push(total.with_mass(mass));
+        }
+    }
+    for &(mass, position) in &desc.point_masses {
+        if !(mass.is_finite() && mass > 0.0) {
+            return Err(BodyError::NonPositiveMass {
+                what: "point mass",
+                value: mass,
+            });
+        }
+        parts.push(MassProperties::point_mass(mass, position));
+    }
+    Ok(MassProperties::combine(&parts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn off_centre_mesh_model_pose_round_trips() {
+        // A box whose model origin is not its centre: the model pose reported back equals the
+        // pose given.
+        let mut desc = BodyDesc::new(
+            "b",
+            Shape::Box {
+                half_extents: Vec3::new(1.0, 2.0, 3.0),
+            },
+        );
+        desc.shapes[0].pose = pose(
+            Vec3::new(0.5, 0.0, 0.0),
+            Quat::from_euler_angles(0.1, 0.2, 0.3),
+        );
+        desc.pose = pose(
+            Vec3::new(1.0, 2.0, 3.0),
+            Quat::from_euler_angles(-0.4, 0.5, 0.6),
+        );
+        let body = RigidBody::new(desc.clone(), 0.0, Vec3::zeros(), Tolerance::default()).unwrap();
+        let model = body.model_pose();
+        assert!((model.translation.vector - desc.pose.translation.vector).norm() < 1e-14);
+        assert!(model.rotation.angle_to(&desc.pose.rotation) < 1e-14);
+        // The centre of mass is where the box's centre was placed.
+        let centre = desc.pose * Point::new(0.5, 0.0, 0.0);
+        assert!((body.state().position - centre.coords).norm() < 1e-14);
+    }
+
+    #[test]
+    fn point_mass_adds_to_the_total_and_shifts_the_centre() {
+        let mut desc = BodyDesc::new("r", Shape::Sphere { radius: 1.0 });
+        desc.mass = MassSpec::Mass(0.5);
+        desc.point_masses.push((0.03, Point::new(1.0, 0.0, 0.0)));
+        let body = RigidBody::new(desc, 0.0, Vec3::zeros(), Tolerance::default()).unwrap();
+        assert!((body.mass() - 0.53).abs() < 1e-15);
+        assert!((body.mass_properties().center_of_mass.x - 0.03 / 0.53).abs() < 1e-15);
+    }
+
+    #[test]
+    fn invalid_descriptions_are_rejected() {
+        let sphere = Shape::Sphere { radius: 1.0 };
+        let mut desc = BodyDesc::new("x", sphere.clone());
+        desc.mass = MassSpec::Mass(-1.0);
+        assert!(RigidBody::new(desc, 0.0, Vec3::zeros(), Tolerance::default()).is_err());
+        let desc = BodyDesc::new("ground", Shape::HalfSpace);
+        assert_eq!(
+            RigidBody::new(desc, 0.0, Vec3::zeros(), Tolerance::default()).unwrap_err(),
+            BodyError::HalfSpaceNotFixed
+        );
+        let mut desc = BodyDesc::new("x", sphere);
+        desc.material.restitution = 1.5;
+        assert!(RigidBody::new(desc, 0.0, Vec3::zeros(), Tolerance::default()).is_err());
+    }
+
+    #[test]
+    fn kinematic_body_follows_its_motion_exactly() {
+        let mut desc = BodyDesc::new(
+            "platter",
+            Shape::Cylinder {
+                radius: 1.0,
+                half_height: 0.05,
+            },
+        );
+        desc.motion = MotionType::Kinematic(PrescribedMotion {
+            angular_velocity: Vec3::new(0.0, 0.0, 3.3),
+            ..Default::default()
+        });
+        let mut body =
+            RigidBody::new(desc, 0.0, Vec3::new(0.0, 0.0, -9.81), Tolerance::default()).unwrap();
+        body.advance_to(2.0).unwrap();
+        assert!((body.state().orientation.angle() - (6.6 - std::f64::consts::TAU)).abs() < 1e-12);
+        assert_eq!(body.state().position, Vec3::zeros());
+        assert_eq!(body.kinetic_energy(), 0.0);
+    }
+}
