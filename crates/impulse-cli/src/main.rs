@@ -1,1 +1,47 @@
-fn main() {}
+//! `impulse`: run, check and inspect rigid-body scenes.
+
+mod check;
+mod mass;
+mod run;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Rigid-body dynamics after Mirtich's impulse-based simulation.
+#[derive(Parser)]
+#[command(name = "impulse", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate a scene file and write summary.json and trajectory.csv.
+    Run(run::RunArgs),
+    /// Validate a scene file and list every problem (exit status 1 if there are errors).
+    Check {
+        /// The scene file (TOML).
+        scene: PathBuf,
+    },
+    /// Mass properties of a closed mesh (OBJ or STL) by Mirtich's volume integrals.
+    Mass(mass::MassArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run::run(&args),
+        Command::Check { scene } => check::check(&scene),
+        Command::Mass(args) => mass::mass(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -385,11 +385,12 @@ impl AdaptiveRk {
         }
         let (f1, _) = self.stages.split_at_mut(n);
         system.derivative(self.t + h, &self.trial, f1);
-        let mut der2 = 0.0;
-        for i in 0..n {
-            let scale = tol.absolute + tol.relative * self.y[i].abs();
-            der2 += ((f1[i] - self.f[i]) / scale).powi(2);
-        }
+        let der2: f64 = f1
+            .iter()
+            .zip(&self.f)
+            .zip(&self.y)
+            .map(|((a, b), y)| ((a - b) / (tol.absolute + tol.relative * y.abs())).powi(2))
+            .sum();
         let der2 = der2.sqrt() / h;
         let der12 = der2.max(dnf.sqrt());
         let h1 = if der12 <= 1e-15 {

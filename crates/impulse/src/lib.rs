@@ -4,12 +4,32 @@
 //! Systems* (1996): exact mass properties, free motion between collisions, and scenes read from
 //! TOML files.
 //!
-//! See `docs/ARCHITECTURE.md` for how one simulation step flows through the modules.
+//! ```
+//! use impulse::{BodyDesc, World, WorldSettings};
+//! use impulse::geometry::Shape;
+//! use impulse::math::Vec3;
+//!
+//! let mut world = World::new(WorldSettings::default());
+//! let mut ball = BodyDesc::new("ball", Shape::Sphere { radius: 0.1 });
+//! ball.velocity = Vec3::new(3.0, 0.0, 4.0);
+//! let id = world.add_body(ball).unwrap();
+//! world.advance_to(0.5).unwrap();
+//! let state = world.body(id).state();
+//! assert!((state.position.z - (4.0 * 0.5 - 0.5 * 9.81 * 0.25)).abs() < 1e-12);
+//! ```
+//!
+//! Layers, from the bottom: [`math`] and [`integrate`]; [`geometry`] (shapes, meshes, mass
+//! properties); [`dynamics`] (bodies and their free motion); [`world`] (the simulation loop);
+//! [`scene`] (files → worlds); [`run`] and [`output`] (running and recording). See
+//! `docs/ARCHITECTURE.md` for how one step flows through them.
 
 pub mod dynamics;
 pub mod geometry;
 pub mod integrate;
 pub mod math;
+pub mod output;
+pub mod run;
+pub mod scene;
 pub mod world;
 
 pub use dynamics::{BodyDesc, BodyId, BodyState, Material, MotionType, RigidBody};

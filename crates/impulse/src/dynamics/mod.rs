@@ -292,7 +292,8 @@ impl RigidBody {
         };
         if dynamic {
             let scale = principal_inertia.max();
-            if !(principal_inertia.min() > 1e-12 * scale) {
+            let smallest = principal_inertia.min();
+            if smallest.is_nan() || smallest <= 1e-12 * scale {
                 return Err(BodyError::ZeroInertia);
             }
         }

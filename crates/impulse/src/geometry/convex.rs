@@ -1,15 +1,16 @@
 //! Convex polyhedra with full vertex/edge/face adjacency (a half-edge structure), as the
 //! closest-feature algorithms need them (Mirtich §2.2: features and their Voronoi regions).
 //!
-//! A polyhedron is built from a point cloud: the convex hull comes from `parry3d-f64` (generic
-//! load-time machinery), then hull triangles lying in one plane are merged into a single polygon
-//! face and points that are not corners (inside a face, or in the middle of an edge) are dropped,
-//! so every face, edge and vertex is a true feature of the solid.
+//! A polyhedron is built from a point cloud: the exact hull triangulation comes from
+//! [`super::hull`], then hull triangles lying in one plane are merged into a single polygon face
+//! and points that are not corners (inside a face, or in the middle of an edge) are dropped, so
+//! every face, edge and vertex is a true feature of the solid.
 
 use std::collections::HashMap;
 use std::fmt;
 
-use super::mass::{VolumeIntegrals, newell_normal};
+use super::hull::{HullError, convex_hull};
+use super::mass::VolumeIntegrals;
 use super::mesh::PolygonMesh;
 use crate::math::{Point, Vec3};
 
@@ -137,19 +138,13 @@ impl ConvexPolyhedron {
         if !spans_volume(&distinct, 1e-9 * scale) {
             return Err(ConvexError::Flat);
         }
-        let input: Vec<parry3d_f64::math::Vector> = distinct
-            .iter()
-            .map(|p| parry3d_f64::math::Vector::new(p.x, p.y, p.z))
-            .collect();
-        let (hull_points, triangles) = parry3d_f64::transformation::try_convex_hull(&input)
-            .map_err(|e| ConvexError::HullFailed {
-                reason: format!("{e:?}"),
-            })?;
-        let hull_points: Vec<Point> = hull_points
-            .iter()
-            .map(|v| Point::new(v.x, v.y, v.z))
-            .collect();
-        let polyhedron = merge_coplanar(&hull_points, &triangles, 1e-9 * scale)?;
+        let triangles = convex_hull(&distinct).map_err(|e| match e {
+            HullError::TooFewPoints => ConvexError::TooFewPoints {
+                count: distinct.len(),
+            },
+            HullError::Coplanar => ConvexError::Flat,
+        })?;
+        let polyhedron = merge_coplanar(&distinct, &triangles)?;
         polyhedron.check(1e-7 * scale)?;
         Ok(polyhedron)
     }
@@ -268,6 +263,67 @@ impl ConvexPolyhedron {
     }
 }
 
+fn coord(p: &Point) -> robust::Coord3D<f64> {
+    robust::Coord3D {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+    }
+}
+
+/// Exactly: `d` lies in the plane through `a`, `b`, `c`.
+fn coplanar(a: &Point, b: &Point, c: &Point, d: &Point) -> bool {
+    robust::orient3d(coord(a), coord(b), coord(c), coord(d)) == 0.0
+}
+
+/// Exactly: `a`, `b`, `c` lie on one line (their projections on all three coordinate planes are
+/// collinear).
+fn collinear(a: &Point, b: &Point, c: &Point) -> bool {
+    let projected = |i: usize, j: usize| {
+        let c2 = |p: &Point| robust::Coord { x: p[i], y: p[j] };
+        robust::orient2d(c2(a), c2(b), c2(c)) == 0.0
+    };
+    projected(0, 1) && projected(1, 2) && projected(2, 0)
+}
+
+/// The unit normal of triangle `a, b, c`, accurate even for thin slivers: the edge vectors and
+/// their cross product are formed in double-double arithmetic (error-free differences and
+/// fused-multiply-add products), so the only rounding is the final one.
+fn accurate_normal(a: &Point, b: &Point, c: &Point) -> Vec3 {
+    // Double-double numbers (hi, lo) with hi + lo exact.
+    fn two_diff(x: f64, y: f64) -> (f64, f64) {
+        let s = x - y;
+        let v = s - x;
+        (s, (x - (s - v)) - (y + v))
+    }
+    fn mul(x: (f64, f64), y: (f64, f64)) -> (f64, f64) {
+        let p = x.0 * y.0;
+        let e = x.0.mul_add(y.0, -p);
+        let e = e + (x.0 * y.1 + x.1 * y.0);
+        let hi = p + e;
+        (hi, e - (hi - p))
+    }
+    fn sub(x: (f64, f64), y: (f64, f64)) -> (f64, f64) {
+        let (s, e) = two_diff(x.0, y.0);
+        let e = e + (x.1 - y.1);
+        let hi = s + e;
+        (hi, e - (hi - s))
+    }
+    let u = [0, 1, 2].map(|i| two_diff(b[i], a[i]));
+    let v = [0, 1, 2].map(|i| two_diff(c[i], a[i]));
+    let component = |i: usize, j: usize| {
+        let n = sub(mul(u[i], v[j]), mul(u[j], v[i]));
+        n.0 + n.1
+    };
+    let n = Vec3::new(component(1, 2), component(2, 0), component(0, 1));
+    let length = n.norm();
+    if length > 0.0 && length.is_finite() {
+        n / length
+    } else {
+        Vec3::z()
+    }
+}
+
 /// An upper bound on the diameter of a point set (the bounding-box diagonal).
 fn diameter_bound(points: &[Point]) -> f64 {
     let mut lo = points[0].coords;
@@ -317,7 +373,6 @@ fn spans_volume(points: &[Point], tolerance: f64) -> bool {
 fn merge_coplanar(
     points: &[Point],
     triangles: &[[u32; 3]],
-    tolerance: f64,
 ) -> Result<ConvexPolyhedron, ConvexError> {
     let fail = |reason: &str| ConvexError::HullFailed {
         reason: reason.to_string(),
@@ -329,17 +384,28 @@ fn merge_coplanar(
             edge_triangle.insert((tri[k], tri[(k + 1) % 3]), t);
         }
     }
-    // Region growing: a triangle joins a region when its vertices lie on the region's seed plane.
+    // Region growing: a triangle joins a region when its corners lie exactly on the plane of the
+    // region's seed triangle (exact `orient3d`). The regions are then exactly the polytope's faces:
+    // exactly planar and exactly convex. Seeds are taken largest first; triangles with exactly
+    // collinear corners seed nothing and are absorbed by a neighbour below.
+    let area = |t: &[u32; 3]| {
+        let [a, b, c] = t.map(|i| points[i as usize].coords);
+        (b - a).cross(&(c - a)).norm()
+    };
+    let mut seeds: Vec<usize> = (0..triangles.len()).collect();
+    seeds.sort_by(|&i, &j| {
+        area(&triangles[j])
+            .total_cmp(&area(&triangles[i]))
+            .then(i.cmp(&j))
+    });
     let mut region = vec![usize::MAX; triangles.len()];
     let mut regions: Vec<(Vec3, Vec<usize>)> = Vec::new();
-    for seed in 0..triangles.len() {
-        if region[seed] != usize::MAX {
+    for seed in seeds {
+        let [a, b, c] = triangles[seed].map(|i| points[i as usize]);
+        if region[seed] != usize::MAX || collinear(&a, &b, &c) {
             continue;
         }
-        let Some(normal) = newell_normal(points, &triangles[seed]) else {
-            continue;
-        };
-        let offset = normal.dot(&points[triangles[seed][0] as usize].coords);
+        let normal = accurate_normal(&a, &b, &c);
         let id = regions.len();
         let mut members = vec![seed];
         region[seed] = id;
@@ -355,10 +421,8 @@ fn merge_coplanar(
                 }
                 let on_plane = triangles[n]
                     .iter()
-                    .all(|&v| (normal.dot(&points[v as usize].coords) - offset).abs() <= tolerance);
-                let facing =
-                    newell_normal(points, &triangles[n]).is_some_and(|m| m.dot(&normal) > 0.0);
-                if on_plane && facing {
+                    .all(|&v| coplanar(&a, &b, &c, &points[v as usize]));
+                if on_plane {
                     region[n] = id;
                     members.push(n);
                     stack.push(n);
@@ -367,9 +431,32 @@ fn merge_coplanar(
         }
         regions.push((normal, members));
     }
-    // Zero-area triangles left without a region would leave holes.
+    // Zero-area sliver triangles (collinear corners) start no region; they join a neighbouring
+    // region, whose plane their corners lie on (two share an edge with it, the third is on the
+    // same line).
+    loop {
+        let mut changed = false;
+        for t in 0..triangles.len() {
+            if region[t] != usize::MAX {
+                continue;
+            }
+            let tri = triangles[t];
+            let neighbour = (0..3).find_map(|k| {
+                let n = *edge_triangle.get(&(tri[(k + 1) % 3], tri[k]))?;
+                (region[n] != usize::MAX).then_some(region[n])
+            });
+            if let Some(id) = neighbour {
+                region[t] = id;
+                regions[id].1.push(t);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
     if region.contains(&usize::MAX) {
-        return Err(fail("the hull contains a degenerate triangle"));
+        return Err(fail("the hull has no face with area"));
     }
 
     // Boundary loop of each region: its directed edges whose twin lies in another region.
@@ -406,27 +493,40 @@ fn merge_coplanar(
         loops.push(loop_);
     }
 
-    // A corner of a convex polyhedron lies on at least three faces; points on only two lie in the
-    // middle of an edge and are dropped from both faces' loops.
+    // A corner of a convex polyhedron lies on at least three faces and makes a real turn in the
+    // boundary of each face it is on. Points on fewer faces, or exactly on the line through their
+    // neighbours, lie in the middle of an edge: they are dropped from every loop at once, so the
+    // two faces along that edge stay consistent.
     let mut face_count = vec![0u32; points.len()];
+    let mut turns = vec![false; points.len()];
     for loop_ in &loops {
-        for &v in loop_ {
+        let n = loop_.len();
+        for k in 0..n {
+            let (u, v, w) = (loop_[(k + n - 1) % n], loop_[k], loop_[(k + 1) % n]);
             face_count[v as usize] += 1;
+            if !collinear(
+                &points[u as usize],
+                &points[v as usize],
+                &points[w as usize],
+            ) {
+                turns[v as usize] = true;
+            }
         }
     }
+    let corner = |v: u32| face_count[v as usize] >= 3 && turns[v as usize];
     let mut new_index = vec![u32::MAX; points.len()];
     let mut vertices = Vec::new();
-    for (v, &count) in face_count.iter().enumerate() {
-        if count >= 3 {
-            new_index[v] = vertices.len() as u32;
-            vertices.push(points[v]);
+    for v in 0..points.len() as u32 {
+        if corner(v) {
+            new_index[v as usize] = vertices.len() as u32;
+            vertices.push(points[v as usize]);
         }
     }
     let loops: Vec<Vec<u32>> = loops
         .iter()
         .map(|l| {
             l.iter()
-                .filter(|&&v| face_count[v as usize] >= 3)
+                .filter(|&&v| corner(v))
                 .map(|&v| new_index[v as usize])
                 .collect()
         })
@@ -439,7 +539,8 @@ fn merge_coplanar(
     let mut half_edges = Vec::new();
     let mut faces = Vec::with_capacity(loops.len());
     let mut directed: HashMap<(u32, u32), u32> = HashMap::new();
-    for (f, loop_) in loops.iter().enumerate() {
+    for (f, (loop_, (normal, _))) in loops.iter().zip(&regions).enumerate() {
+        let normal = *normal;
         let first = half_edges.len() as u32;
         let n = loop_.len() as u32;
         for k in 0..n {
@@ -455,7 +556,6 @@ fn merge_coplanar(
                 face: f as u32,
             });
         }
-        let normal = newell_normal(&vertices, loop_).ok_or_else(|| fail("a face has zero area"))?;
         let offset = loop_
             .iter()
             .map(|&v| normal.dot(&vertices[v as usize].coords))
@@ -526,6 +626,25 @@ mod tests {
         }
         let t = hull.volume_integrals();
         assert!((t.t1 - 48.0).abs() < 1e-12, "volume {}", t.t1);
+    }
+
+    #[test]
+    fn grid_of_points_hulls_to_a_box() {
+        // Every point of a 5×5×5 grid: massive coplanarity and collinearity on the hull.
+        let mut points = Vec::new();
+        for i in 0..5 {
+            for j in 0..5 {
+                for k in 0..5 {
+                    points.push(Point::new(i as f64, j as f64 * 0.5, k as f64 * 2.0));
+                }
+            }
+        }
+        let hull = ConvexPolyhedron::from_points(&points).unwrap();
+        assert_eq!(
+            (hull.vertices().len(), hull.edge_count(), hull.faces().len()),
+            (8, 12, 6)
+        );
+        assert!((hull.volume_integrals().t1 - 4.0 * 2.0 * 8.0).abs() < 1e-12);
     }
 
     #[test]

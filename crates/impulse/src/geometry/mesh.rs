@@ -133,10 +133,10 @@ impl MeshDefect {
                 b + 1
             ),
             Self::Inverted { volume } => format!(
-                "encloses a negative volume ({volume:e}): its faces are wound clockwise seen from outside (inside out); reverse every face"
+                "encloses a negative volume ({volume:.6e}): its faces are wound clockwise seen from outside (inside out); reverse every face"
             ),
             Self::ZeroVolume { volume } => {
-                format!("encloses no volume ({volume:e}): it is flat or collapsed")
+                format!("encloses no volume ({volume:.3e}): it is flat or collapsed")
             }
             Self::SelfIntersection { other, .. } => format!(
                 "crosses face {}: the surface intersects itself",
@@ -299,6 +299,24 @@ impl PolygonMesh {
             return Err(MeshDefect::Inverted { volume });
         }
         self.check_self_intersection()
+    }
+
+    /// Checks that the mesh bounds a solid, or — for a mesh of several objects (OBJ `o`/`g`),
+    /// which may touch and so share edges — that every object bounds a solid on its own and no
+    /// two cross. Either way the volume integrals of the whole mesh are those of the solid.
+    /// On failure returns the defect and, for one object's defect, the object's index (its face
+    /// numbers then refer to [`PolygonMesh::object_mesh`] of that object).
+    pub fn validate_solids(&self) -> Result<(), (MeshDefect, Option<usize>)> {
+        let whole = self.validate_solid();
+        if whole.is_ok() || self.objects.is_empty() {
+            return whole.map_err(|d| (d, None));
+        }
+        for (index, object) in self.objects.iter().enumerate() {
+            if let Err(defect) = self.object_mesh(object).validate_solid() {
+                return Err((defect, Some(index)));
+            }
+        }
+        self.check_self_intersection().map_err(|d| (d, None))
     }
 
     /// Every directed edge must appear exactly once, and its reverse exactly once.

@@ -97,11 +97,18 @@ pub fn read_mesh(path: &Path) -> Result<PolygonMesh, MeshFileError> {
     }
 }
 
-/// Reads a mesh and checks it bounds a solid.
+/// Reads a mesh and checks it bounds a solid (or that each of its objects does; see
+/// [`PolygonMesh::validate_solids`]).
 pub fn read_solid_mesh(path: &Path) -> Result<PolygonMesh, MeshFileError> {
     let mesh = read_mesh(path)?;
-    mesh.validate_solid()
-        .map_err(|defect| MeshFileError::from_defect(path, &mesh, &defect))?;
+    mesh.validate_solids()
+        .map_err(|(defect, object)| match object {
+            Some(index) => {
+                let part = mesh.object_mesh(&mesh.objects[index]);
+                MeshFileError::from_defect(path, &part, &defect)
+            }
+            None => MeshFileError::from_defect(path, &mesh, &defect),
+        })?;
     Ok(mesh)
 }
 

@@ -1,6 +1,7 @@
 //! Shapes, polyhedra, mesh files and mass properties.
 
 pub mod convex;
+pub mod hull;
 pub mod mass;
 pub mod mesh;
 pub mod mesh_io;

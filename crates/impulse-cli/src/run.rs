@@ -1,0 +1,151 @@
+//! `impulse run SCENE`.
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use impulse::output::TrajectoryWriter;
+use impulse::run::{RunOptions, run_scene};
+use impulse::scene::{self, SceneError};
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The scene file (TOML).
+    scene: PathBuf,
+    /// Simulated time, overriding the scene's `world.duration`.
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Output directory [default: out/<scene file name>].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Output frames per unit of simulated time, overriding `world.output_rate`.
+    #[arg(long)]
+    fps: Option<f64>,
+    /// No progress bar and no summary on standard output.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn positive(name: &str, value: Option<f64>) -> Result<Option<f64>, String> {
+    match value {
+        Some(v) if !(v.is_finite() && v > 0.0) => {
+            Err(format!("--{name} must be a positive number, got {v}"))
+        }
+        other => Ok(other),
+    }
+}
+
+pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
+    let duration = positive("duration", args.duration)?;
+    let fps = positive("fps", args.fps)?;
+    let mut scene = match scene::load(&args.scene) {
+        Ok(scene) => scene,
+        Err(SceneError::Io { path, message }) => {
+            return Err(format!("{}: {message}", path.display()));
+        }
+        Err(error) => {
+            eprintln!("{error}");
+            return Err(format!(
+                "{} has errors; nothing was run (see `impulse check`)",
+                args.scene.display()
+            ));
+        }
+    };
+    for warning in &scene.warnings {
+        eprintln!("{warning}");
+    }
+    let options = RunOptions {
+        duration: duration.unwrap_or(scene.duration),
+        frame_rate: fps.unwrap_or(scene.output_rate),
+    };
+    let stem = args
+        .scene
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scene".into());
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(stem));
+    std::fs::create_dir_all(&out)
+        .map_err(|e| format!("cannot create output directory {}: {e}", out.display()))?;
+    let trajectory_path = out.join("trajectory.csv");
+    let summary_path = out.join("summary.json");
+    let file = File::create(&trajectory_path)
+        .map_err(|e| format!("cannot create {}: {e}", trajectory_path.display()))?;
+    let io_error = |e: std::io::Error| format!("writing {}: {e}", trajectory_path.display());
+    let mut trajectory = TrajectoryWriter::new(BufWriter::new(file)).map_err(io_error)?;
+
+    let bar = if args.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(1000);
+        if let Ok(style) =
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {msg} (eta {eta})")
+        {
+            bar.set_style(style);
+        }
+        bar
+    };
+    let total = options.duration;
+    let mut progress = |t: f64| {
+        bar.set_position((t / total * 1000.0) as u64);
+        bar.set_message(format!("t = {t:.3} / {total}"));
+    };
+    let outcome =
+        run_scene(&mut scene, &options, &mut trajectory, &mut progress).map_err(io_error)?;
+    bar.finish_and_clear();
+
+    let summary = &outcome.summary;
+    let json = serde_json::to_string_pretty(summary)
+        .map_err(|e| format!("cannot format the summary: {e}"))?;
+    std::fs::write(&summary_path, json + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", summary_path.display()))?;
+
+    if !args.quiet {
+        let energy = &summary.energy;
+        let change = energy.r#final - energy.initial;
+        let relative = if energy.initial != 0.0 {
+            format!(" ({:+.3e} relative)", change / energy.initial.abs())
+        } else {
+            String::new()
+        };
+        let dynamic = summary
+            .bodies
+            .iter()
+            .filter(|b| b.motion == "dynamic")
+            .count();
+        println!("scene      {} ({})", summary.scene, args.scene.display());
+        println!(
+            "simulated  {} of {} time units in {:.3} s wall time",
+            summary.sim_time, summary.duration, summary.wall_time_s
+        );
+        println!("bodies     {} ({dynamic} dynamic)", summary.bodies.len());
+        println!(
+            "energy     {} → {}, change {change:+.6e}{relative}",
+            energy.initial, energy.r#final
+        );
+        let counters: Vec<String> = summary
+            .counters
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        println!("counters   {}", counters.join(", "));
+        println!(
+            "output     {} and {}",
+            summary_path.display(),
+            trajectory_path.display()
+        );
+    }
+    match outcome.error {
+        None => Ok(ExitCode::SUCCESS),
+        Some(error) => Err(format!(
+            "{error}; the run stopped at t = {}, and the output up to then is in {}",
+            summary.sim_time,
+            out.display()
+        )),
+    }
+}

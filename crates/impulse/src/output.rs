@@ -1,0 +1,180 @@
+//! What a run writes: the trajectory (`trajectory.csv`) and the summary (`summary.json`).
+//!
+//! Trajectory rows give, per output frame and body, the pose of the body's *model frame* (the
+//! frame its shapes and meshes are given in, as placed by the scene's `position` and
+//! `orientation`), and the velocity of its centre of mass and its angular velocity, all in world
+//! coordinates. Numbers are written in the shortest form that reads back to the same `f64`, so a
+//! trajectory is exact and runs can be compared byte for byte.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::math::Vec3;
+use crate::world::{Energy, World};
+
+/// The trajectory file's header.
+pub const TRAJECTORY_HEADER: &str = "t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
+
+/// Writes trajectory rows as CSV.
+pub struct TrajectoryWriter<W: Write> {
+    out: W,
+    frames: u64,
+}
+
+impl<W: Write> TrajectoryWriter<W> {
+    /// Starts a trajectory, writing the header.
+    pub fn new(mut out: W) -> io::Result<Self> {
+        writeln!(out, "{TRAJECTORY_HEADER}")?;
+        Ok(Self { out, frames: 0 })
+    }
+
+    /// Writes one row per body for the world's current time.
+    pub fn write_frame(&mut self, world: &World) -> io::Result<()> {
+        // `ryu` gives the shortest representation that parses back to the same value.
+        let mut number = ryu::Buffer::new();
+        let mut line = String::with_capacity(256);
+        for body in world.bodies() {
+            let model = body.model_pose();
+            let p = model.translation.vector;
+            let q = model.rotation.quaternion();
+            let (v, w) = (body.state().velocity, body.state().angular_velocity);
+            line.clear();
+            line.push_str(number.format(world.time()));
+            line.push(',');
+            line.push_str(&csv_field(body.name()));
+            for value in [
+                p.x, p.y, p.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z,
+            ] {
+                line.push(',');
+                line.push_str(number.format(value));
+            }
+            line.push('\n');
+            self.out.write_all(line.as_bytes())?;
+        }
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// Frames written so far.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Flushes buffered rows to the underlying writer.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// A CSV field, quoted when it contains a comma, quote or line break.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// Energy at the start and end of a run.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct EnergySummary {
+    /// Kinetic + gravitational potential energy at the start.
+    pub initial: f64,
+    /// Kinetic + gravitational potential energy at the end.
+    pub r#final: f64,
+    /// Kinetic part at the start.
+    pub initial_kinetic: f64,
+    /// Kinetic part at the end.
+    pub final_kinetic: f64,
+}
+
+impl EnergySummary {
+    /// From the energies at the start and end.
+    pub fn new(initial: Energy, last: Energy) -> Self {
+        Self {
+            initial: initial.total(),
+            r#final: last.total(),
+            initial_kinetic: initial.kinetic,
+            final_kinetic: last.kinetic,
+        }
+    }
+}
+
+/// One body's final state in the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct BodySummary {
+    /// Name.
+    pub name: String,
+    /// "dynamic", "fixed" or "kinematic".
+    pub motion: &'static str,
+    /// Position of the model frame's origin.
+    pub position: [f64; 3],
+    /// Orientation of the model frame, (w, x, y, z).
+    pub orientation: [f64; 4],
+    /// Velocity of the centre of mass.
+    pub velocity: [f64; 3],
+    /// Angular velocity.
+    pub angular_velocity: [f64; 3],
+    /// Position of the centre of mass.
+    pub center_of_mass: [f64; 3],
+    /// Mass.
+    pub mass: f64,
+}
+
+/// The contents of `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Scene name.
+    pub scene: String,
+    /// Scene file.
+    pub scene_file: String,
+    /// "completed", or "error" if the run stopped early.
+    pub status: &'static str,
+    /// The error that stopped the run, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Simulated time reached.
+    pub sim_time: f64,
+    /// Simulated time requested.
+    pub duration: f64,
+    /// Wall-clock seconds the run took.
+    pub wall_time_s: f64,
+    /// Energy bookkeeping.
+    pub energy: EnergySummary,
+    /// Event and work counters.
+    pub counters: std::collections::BTreeMap<String, u64>,
+    /// Final state of every body.
+    pub bodies: Vec<BodySummary>,
+}
+
+fn array3(v: &Vec3) -> [f64; 3] {
+    [v.x, v.y, v.z]
+}
+
+/// Final states of every body.
+pub fn body_summaries(world: &World) -> Vec<BodySummary> {
+    world
+        .bodies()
+        .iter()
+        .map(|body| {
+            let model = body.model_pose();
+            let q = model.rotation.quaternion();
+            let s = body.state();
+            BodySummary {
+                name: body.name().to_string(),
+                motion: match body.motion() {
+                    crate::MotionType::Dynamic => "dynamic",
+                    crate::MotionType::Fixed => "fixed",
+                    crate::MotionType::Kinematic(_) => "kinematic",
+                },
+                position: array3(&model.translation.vector),
+                orientation: [q.w, q.i, q.j, q.k],
+                velocity: array3(&s.velocity),
+                angular_velocity: array3(&s.angular_velocity),
+                center_of_mass: array3(&s.position),
+                mass: body.mass(),
+            }
+        })
+        .collect()
+}

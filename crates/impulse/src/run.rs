@@ -1,0 +1,139 @@
+//! Running a world for a duration while writing output frames.
+//!
+//! The driver only *samples* the world: it asks [`World::advance_to`] for each frame time in
+//! turn and records what it finds. Frame times are `k / rate` computed afresh each time (never
+//! accumulated), and the last frame lands exactly on the requested duration.
+
+use std::io::{self, Write};
+use std::time::Instant;
+
+use crate::output::{EnergySummary, Summary, TrajectoryWriter, body_summaries};
+use crate::scene::Scene;
+use crate::world::{SimulationError, World};
+
+/// How long to run and how often to record.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunOptions {
+    /// Simulated time to reach.
+    pub duration: f64,
+    /// Output frames per unit of simulated time.
+    pub frame_rate: f64,
+}
+
+/// The frame times of a run: `0, 1/rate, 2/rate, …` up to the duration, whose own frame is
+/// always the last.
+pub fn frame_times(options: &RunOptions) -> Vec<f64> {
+    let RunOptions {
+        duration,
+        frame_rate,
+    } = *options;
+    let steps = (duration * frame_rate * (1.0 + 1e-12)).floor() as u64;
+    let mut times: Vec<f64> = (0..=steps).map(|k| k as f64 / frame_rate).collect();
+    match times.last_mut() {
+        Some(last) if (duration - *last).abs() <= 1e-9 * duration.max(1.0) => *last = duration,
+        _ => times.push(duration),
+    }
+    times
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// What goes into `summary.json`.
+    pub summary: Summary,
+    /// The simulation error that stopped the run early, if any (output up to it is kept).
+    pub error: Option<SimulationError>,
+}
+
+/// Runs `world` for `options.duration`, writing every frame to `trajectory` and calling
+/// `progress(t)` after each. A simulation error stops the run but still returns a summary (and
+/// the trajectory holds every frame before the error); only output failures are `Err`.
+pub fn run<W: Write>(
+    scene_name: &str,
+    scene_file: &str,
+    world: &mut World,
+    options: &RunOptions,
+    trajectory: &mut TrajectoryWriter<W>,
+    progress: &mut dyn FnMut(f64),
+) -> io::Result<RunOutcome> {
+    let started = Instant::now();
+    let initial_energy = world.energy();
+    let mut error = None;
+    for t in frame_times(options) {
+        if let Err(e) = world.advance_to(t) {
+            error = Some(e);
+            break;
+        }
+        trajectory.write_frame(world)?;
+        progress(t);
+    }
+    trajectory.flush()?;
+    let mut counters: std::collections::BTreeMap<String, u64> = world
+        .counters()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    counters.insert("output_frames".into(), trajectory.frames());
+    let summary = Summary {
+        scene: scene_name.to_string(),
+        scene_file: scene_file.to_string(),
+        status: if error.is_some() {
+            "error"
+        } else {
+            "completed"
+        },
+        error: error.as_ref().map(ToString::to_string),
+        sim_time: world.time(),
+        duration: options.duration,
+        wall_time_s: started.elapsed().as_secs_f64(),
+        energy: EnergySummary::new(initial_energy, world.energy()),
+        counters,
+        bodies: body_summaries(world),
+    };
+    Ok(RunOutcome { summary, error })
+}
+
+/// Runs a loaded scene with its own duration and frame rate.
+pub fn run_scene<W: Write>(
+    scene: &mut Scene,
+    options: &RunOptions,
+    trajectory: &mut TrajectoryWriter<W>,
+    progress: &mut dyn FnMut(f64),
+) -> io::Result<RunOutcome> {
+    let file = scene.path.display().to_string();
+    run(
+        &scene.name,
+        &file,
+        &mut scene.world,
+        options,
+        trajectory,
+        progress,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_end_exactly_at_the_duration() {
+        let times = frame_times(&RunOptions {
+            duration: 1.0,
+            frame_rate: 60.0,
+        });
+        assert_eq!(times.len(), 61);
+        assert_eq!(times[0], 0.0);
+        assert_eq!(*times.last().unwrap(), 1.0);
+        let times = frame_times(&RunOptions {
+            duration: 0.25,
+            frame_rate: 10.0,
+        });
+        assert_eq!(times, vec![0.0, 0.1, 0.2, 0.25]);
+        let times = frame_times(&RunOptions {
+            duration: 0.1,
+            frame_rate: 30.0,
+        });
+        assert_eq!(times.len(), 4);
+        assert_eq!(*times.last().unwrap(), 0.1);
+    }
+}
