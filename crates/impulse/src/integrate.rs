@@ -36,6 +36,9 @@ pub struct Tolerance {
     pub absolute: f64,
     /// Largest step the integrator may take.
     pub max_step: f64,
+    /// Smallest step the integrator may take; needing a smaller one is an error (the motion is
+    /// too fast or too stiff to integrate, e.g. a spin above ~1e10 rad/s with time in seconds).
+    pub min_step: f64,
 }
 
 impl Default for Tolerance {
@@ -44,6 +47,7 @@ impl Default for Tolerance {
             relative: 1e-10,
             absolute: 1e-12,
             max_step: 0.1,
+            min_step: 1e-12,
         }
     }
 }
@@ -239,7 +243,7 @@ impl AdaptiveRk {
     pub fn step<S: OdeSystem + ?Sized>(&mut self, system: &S) -> Result<(), IntegrationError> {
         loop {
             let h = self.h.min(self.tolerance.max_step);
-            if h <= 1e-15 * self.t.abs().max(1.0) {
+            if self.too_small(h) {
                 return Err(IntegrationError::StepSizeUnderflow {
                     time: self.t,
                     step: h,
@@ -250,7 +254,7 @@ impl AdaptiveRk {
                 // Treat a non-finite trial as a failed step; shrink hard and retry.
                 self.steps_rejected += 1;
                 self.h = h * MIN_FACTOR;
-                if self.h <= 1e-15 * self.t.abs().max(1.0) {
+                if self.too_small(self.h) {
                     return Err(IntegrationError::NonFinite { time: self.t });
                 }
                 continue;
@@ -269,6 +273,11 @@ impl AdaptiveRk {
             self.steps_rejected += 1;
             self.h = h / (fac11 / SAFETY).min(1.0 / MIN_FACTOR);
         }
+    }
+
+    /// True when a step of `h` is below the allowed minimum or no longer moves time forward.
+    fn too_small(&self, h: f64) -> bool {
+        h < self.tolerance.min_step || h <= 16.0 * f64::EPSILON * self.t.abs()
     }
 
     /// Computes the stages of a step of size `h` from `(t, y)`; leaves the 5th-order solution in
@@ -432,6 +441,7 @@ mod tests {
             relative: 1e-12,
             absolute: 1e-14,
             max_step: 1.0,
+            ..Tolerance::default()
         };
         let mut rk = AdaptiveRk::new(&Oscillator, 0.0, &[1.0, 0.0], tolerance).unwrap();
         let t_end = 20.0 * std::f64::consts::TAU;
@@ -453,6 +463,7 @@ mod tests {
             relative: 1e-11,
             absolute: 1e-13,
             max_step: 1.0,
+            ..Tolerance::default()
         };
         let mut rk = AdaptiveRk::new(&Oscillator, 0.0, &[1.0, 0.0], tolerance).unwrap();
         let mut y = [0.0; 2];

@@ -321,6 +321,11 @@ impl RigidBody {
             },
             flight: None,
         };
+        if !body.kinetic_energy().is_finite() {
+            return Err(BodyError::NonFinite {
+                what: "kinetic energy (the velocities are too large)",
+            });
+        }
         match &body.motion {
             MotionType::Dynamic => {
                 let acceleration = gravity + body.force / body.mass_properties.mass;

@@ -99,9 +99,13 @@ impl VolumeIntegrals {
         let mut squares = [0.0; 3];
         let mut products = [0.0; 3];
         for face in faces {
-            let Some(normal) = newell_normal(vertices, face) else {
+            // Every accumulated term below is homogeneous of degree zero in the normal (e.g.
+            // n_α F_α = (n_α / n_γ) π_α, and w = −n·p scales with n), so Newell's vector serves
+            // unnormalised: no square root or division per face.
+            let normal = newell_vector(vertices, face);
+            if normal == Vec3::zeros() || !normal.iter().all(|c| c.is_finite()) {
                 continue;
-            };
+            }
             // (α, β, γ): the right-handed cyclic permutation of (x, y, z) maximising |n_γ|
             // (Mirtich Fig. 6.4).
             let gamma = normal.iamax();
@@ -226,18 +230,27 @@ impl VolumeIntegrals {
     }
 }
 
-/// Newell's normal of a polygon (robust for any planar polygon), normalised; `None` if the
-/// polygon has zero area.
-pub(crate) fn newell_normal(vertices: &[Point], face: &[u32]) -> Option<Vec3> {
+/// Newell's vector of a polygon: normal to it (robustly, for any planar polygon) with length
+/// twice its area.
+fn newell_vector(vertices: &[Point], face: &[u32]) -> Vec3 {
     let mut normal = Vec3::zeros();
-    let n = face.len();
-    for i in 0..n {
-        let a = vertices[face[i] as usize];
-        let b = vertices[face[(i + 1) % n] as usize];
+    let Some(&last) = face.last() else {
+        return normal;
+    };
+    let mut a = vertices[last as usize];
+    for &index in face {
+        let b = vertices[index as usize];
         normal.x += (a.y - b.y) * (a.z + b.z);
         normal.y += (a.z - b.z) * (a.x + b.x);
         normal.z += (a.x - b.x) * (a.y + b.y);
+        a = b;
     }
+    normal
+}
+
+/// Newell's normal of a polygon, normalised; `None` if the polygon has zero area.
+pub(crate) fn newell_normal(vertices: &[Point], face: &[u32]) -> Option<Vec3> {
+    let normal = newell_vector(vertices, face);
     let length = normal.norm();
     (length > 0.0 && length.is_finite()).then(|| normal / length)
 }
@@ -251,11 +264,16 @@ fn projection_integrals(
     origin: &Vec3,
 ) -> ProjectionIntegrals {
     let mut p = ProjectionIntegrals::default();
-    let n = face.len();
-    for i in 0..n {
-        let v0 = vertices[face[i] as usize].coords - origin;
-        let v1 = vertices[face[(i + 1) % n] as usize].coords - origin;
-        let (a0, b0, a1, b1) = (v0[alpha], v0[beta], v1[alpha], v1[beta]);
+    let project = |index: u32| {
+        let v = vertices[index as usize].coords - origin;
+        (v[alpha], v[beta])
+    };
+    let Some(&last) = face.last() else {
+        return p;
+    };
+    let (mut a0, mut b0) = project(last);
+    for &index in face {
+        let (a1, b1) = project(index);
         let da = a1 - a0;
         let db = b1 - b0;
         let a0_2 = a0 * a0;
@@ -293,6 +311,7 @@ fn projection_integrals(
         p.pab += db * (b1 * cab + b0 * kab);
         p.paab += db * (b1 * caab + b0 * kaab);
         p.pabb += da * (a1 * cabb + a0 * kabb);
+        (a0, b0) = (a1, b1);
     }
     p.p1 /= 2.0;
     p.pa /= 6.0;

@@ -126,7 +126,12 @@ const WORLD_KEYS: &[&str] = &[
     "contact_model",
     "integrator",
 ];
-const INTEGRATOR_KEYS: &[&str] = &["relative_tolerance", "absolute_tolerance", "max_step"];
+const INTEGRATOR_KEYS: &[&str] = &[
+    "relative_tolerance",
+    "absolute_tolerance",
+    "max_step",
+    "min_step",
+];
 const MATERIAL_KEYS: &[&str] = &["friction", "restitution"];
 const BODY_KEYS: &[&str] = &[
     "name",
@@ -864,6 +869,15 @@ fn read_integrator(t: &Table<'_, '_>) -> Tolerance {
     }
     if let Some(v) = t.get("max_step").and_then(|v| v.positive()) {
         tolerance.max_step = v;
+    }
+    if let Some(v) = t.get("min_step").and_then(|v| v.positive()) {
+        tolerance.min_step = v;
+    }
+    if tolerance.min_step >= tolerance.max_step {
+        t.error(format!(
+            "min_step ({}) must be smaller than max_step ({})",
+            tolerance.min_step, tolerance.max_step
+        ));
     }
     tolerance
 }

@@ -1,0 +1,286 @@
+//! The `impulse` program as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn impulse(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_impulse"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("the impulse binary runs")
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn run_writes_summary_and_trajectory() {
+    let out = scratch("run_writes");
+    let result = impulse(&[
+        "run",
+        "scenes/free/tossed_parts.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["scene"], "tossed parts");
+    assert_eq!(summary["status"], "completed");
+    assert_eq!(summary["sim_time"], 1.0);
+    assert!(summary["wall_time_s"].as_f64().unwrap() >= 0.0);
+    let energy = &summary["energy"];
+    // Free flight under gravity conserves kinetic + potential energy.
+    let (initial, last) = (
+        energy["initial"].as_f64().unwrap(),
+        energy["final"].as_f64().unwrap(),
+    );
+    assert!(
+        ((last - initial) / initial).abs() < 1e-9,
+        "{initial} → {last}"
+    );
+    assert!(summary["counters"].is_object());
+    let bodies = summary["bodies"].as_array().unwrap();
+    assert_eq!(bodies.len(), 9);
+    for key in [
+        "name",
+        "position",
+        "orientation",
+        "velocity",
+        "angular_velocity",
+    ] {
+        assert!(
+            bodies.iter().all(|b| !b[key].is_null()),
+            "every body has {key}"
+        );
+    }
+    let trajectory = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    let mut lines = trajectory.lines();
+    assert_eq!(
+        lines.next(),
+        Some("t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz")
+    );
+    // 101 frames (100 per second for 1 s, both ends) × 9 bodies.
+    assert_eq!(lines.clone().count(), 101 * 9);
+    assert!(lines.all(|l| l.split(',').count() == 15));
+}
+
+#[test]
+fn the_same_scene_gives_identical_bytes() {
+    let a = scratch("determinism_a");
+    let b = scratch("determinism_b");
+    for out in [&a, &b] {
+        let result = impulse(&[
+            "run",
+            "scenes/free/dzhanibekov.toml",
+            "--duration",
+            "5",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(result.status.success(), "{}", text(&result.stderr));
+    }
+    let first = std::fs::read(a.join("trajectory.csv")).unwrap();
+    let second = std::fs::read(b.join("trajectory.csv")).unwrap();
+    assert!(first.len() > 10_000);
+    assert!(
+        first == second,
+        "trajectories differ between identical runs"
+    );
+}
+
+#[test]
+fn duration_and_fps_override_the_scene() {
+    let out = scratch("overrides");
+    let result = impulse(&[
+        "run",
+        "scenes/free/kinematic.toml",
+        "--duration",
+        "0.5",
+        "--fps",
+        "10",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success());
+    let stdout = text(&result.stdout);
+    assert!(stdout.contains("prescribed motion"), "{stdout}");
+    let trajectory = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    assert_eq!(trajectory.lines().count(), 1 + 6 * 4);
+    assert!(trajectory.lines().last().unwrap().starts_with("0.5,"));
+    let bad = impulse(&["run", "scenes/free/kinematic.toml", "--fps", "0"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text(&bad.stderr).contains("--fps must be a positive number"));
+}
+
+#[test]
+fn a_failing_run_keeps_its_output_and_names_the_body() {
+    let out = scratch("runaway");
+    let result = impulse(&[
+        "run",
+        "crates/impulse-cli/tests/data/runaway.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(result.status.code(), Some(1));
+    let stderr = text(&result.stderr);
+    assert!(
+        stderr.contains("body `runaway`") && stderr.contains("t = "),
+        "{stderr}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "error");
+    assert!(summary["error"].as_str().unwrap().contains("runaway"));
+    // x = 1e308 t overflows between t = 1.7 and 1.8 (f64 max ≈ 1.797e308): the last good frame is
+    // at 1.7 and the error names t = 1.8.
+    assert_eq!(summary["sim_time"].as_f64(), Some(1.7));
+    assert!(stderr.contains("t = 1.8"), "{stderr}");
+    let frames = std::fs::read_to_string(out.join("trajectory.csv"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1;
+    assert!(frames > 1, "frames before the failure are kept");
+    assert_eq!(
+        summary["counters"]["output_frames"].as_u64(),
+        Some(frames as u64)
+    );
+}
+
+#[test]
+fn check_lists_every_problem() {
+    let good = impulse(&["check", "scenes/free/tossed_parts.toml"]);
+    assert!(good.status.success());
+    assert!(text(&good.stdout).contains("ok"));
+    let dir = scratch("check_bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("bad.toml");
+    std::fs::write(
+        &scene,
+        "[world]\nduraton = 2\n\n[[bodies]]\nname = \"x\"\nshape = { type = \"sphere\", radius = -1 }\nmass = 1\n",
+    )
+    .unwrap();
+    let bad = impulse(&["check", scene.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(1));
+    let stdout = text(&bad.stdout);
+    assert!(
+        stdout.contains("bad.toml:2:1: error: `world.duraton`: unknown key"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("did you mean `duration`?"), "{stdout}");
+    assert!(
+        stdout.contains("bad.toml:6:37: error: `bodies[0].shape.radius`"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("2 errors found"), "{stdout}");
+    let missing = impulse(&["check", "no/such/scene.toml"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(text(&missing.stderr).contains("cannot read the scene file"));
+}
+
+#[test]
+fn every_shipped_scene_checks_clean() {
+    let mut scenes = Vec::new();
+    let mut stack = vec![repo().join("scenes")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                scenes.push(path);
+            }
+        }
+    }
+    assert!(scenes.len() >= 3);
+    for scene in scenes {
+        let result = impulse(&["check", scene.to_str().unwrap()]);
+        assert!(
+            result.status.success(),
+            "{}: {}",
+            scene.display(),
+            text(&result.stdout)
+        );
+        assert!(
+            !text(&result.stdout).contains(": warning:"),
+            "{}",
+            text(&result.stdout)
+        );
+    }
+}
+
+#[test]
+fn mass_reports_table_6_1_integrals() {
+    // Mirtich Table 6.1: the tetrahedron's ten integrals, exactly.
+    let result = impulse(&["mass", "meshes/tetrahedron.obj", "--integrals", "--json"]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
+    let expected = [
+        ("T1", 10.0),
+        ("Tx", 12.5),
+        ("Ty", 10.0),
+        ("Tz", 7.5),
+        ("Tx²", 25.0),
+        ("Ty²", 16.0),
+        ("Tz²", 9.0),
+        ("Txy", 10.0),
+        ("Tyz", 6.0),
+        ("Tzx", 7.5),
+    ];
+    for (name, value) in expected {
+        let got = report["integrals"][name].as_f64().unwrap();
+        assert!((got - value).abs() <= 1e-12 * value, "{name} = {got}");
+    }
+    assert_eq!(
+        report["center_of_mass"],
+        serde_json::json!([1.25, 1.0, 0.75])
+    );
+    let density = impulse(&["mass", "meshes/cube20.obj", "--density", "2", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&density.stdout).unwrap();
+    assert_eq!(report["mass"], 16000.0);
+    // Human-readable output names the principal moments.
+    let human = impulse(&["mass", "meshes/l_bracket.obj"]);
+    assert!(human.status.success());
+    assert!(text(&human.stdout).contains("principal moments"));
+}
+
+#[test]
+fn mass_rejects_broken_meshes_with_located_errors() {
+    let cases = [
+        ("open.obj", "the mesh is open"),
+        ("inverted.obj", "wound clockwise"),
+        ("flipped_face.obj", "windings disagree"),
+        ("self_intersecting.obj", "intersects itself"),
+        ("flat.obj", "no volume"),
+    ];
+    for (file, expected) in cases {
+        let path = format!("crates/impulse-cli/tests/data/{file}");
+        let result = impulse(&["mass", &path]);
+        assert_eq!(result.status.code(), Some(1), "{file}");
+        let stderr = text(&result.stderr);
+        assert!(
+            stderr.contains(file) && stderr.contains(expected),
+            "{stderr}"
+        );
+    }
+    let missing = impulse(&["mass", "no_such.stl"]);
+    assert_eq!(missing.status.code(), Some(1));
+    let negative = impulse(&["mass", "meshes/cube20.obj", "--density=-1"]);
+    assert_eq!(negative.status.code(), Some(1));
+}

@@ -1,0 +1,317 @@
+//! Bad scene input: every class of mistake gets a located, explanatory error — never a panic.
+
+use std::path::{Path, PathBuf};
+
+use impulse::scene::{self, Diagnostic, Severity};
+
+/// Directory of the test mesh fixtures (shared with the CLI's tests).
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../impulse-cli/tests/data")
+}
+
+/// Parses `text` as if it were `data/scene.toml` and returns its errors.
+fn errors(text: &str) -> Vec<Diagnostic> {
+    let path = data_dir().join("scene.toml");
+    match scene::parse(&path, text) {
+        Ok(_) => Vec::new(),
+        Err(e) => e
+            .diagnostics()
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .cloned()
+            .collect(),
+    }
+}
+
+/// The single error of `text`, checked for its line, column and key.
+fn single_error(text: &str, line: usize, column: usize, key: &str) -> Diagnostic {
+    let errors = errors(text);
+    assert_eq!(errors.len(), 1, "expected one error, got {errors:#?}");
+    let e = errors.into_iter().next().unwrap();
+    assert_eq!(
+        (e.line, e.column, e.key.as_str()),
+        (line, column, key),
+        "wrong location: {e}"
+    );
+    assert!(e.to_string().contains("scene.toml:"), "{e}");
+    e
+}
+
+const BALL: &str =
+    "[[bodies]]\nname = \"ball\"\nshape = { type = \"sphere\", radius = 0.1 }\ndensity = 1000\n";
+
+#[test]
+fn a_valid_scene_has_no_errors() {
+    assert!(errors(BALL).is_empty());
+}
+
+#[test]
+fn unknown_key_is_named_with_a_suggestion() {
+    let e = single_error(&format!("{BALL}densty = 3\n"), 5, 1, "bodies[0].densty");
+    assert!(e.message.contains("unknown key `densty`"), "{e}");
+    assert!(e.message.contains("did you mean `density`?"), "{e}");
+    let e = single_error(
+        "[world]\ngravty = [0, 0, -9.81]\n[[bodies]]\nname = \"b\"\nshape = { type = \"sphere\", radius = 1 }\nmass = 1\n",
+        2,
+        1,
+        "world.gravty",
+    );
+    assert!(e.message.contains("did you mean `gravity`?"), "{e}");
+    // Unknown keys inside a shape table too.
+    let e = single_error(
+        "[[bodies]]\nname = \"b\"\nshape = { type = \"sphere\", radius = 1, radiuss = 2 }\nmass = 1\n",
+        3,
+        40,
+        "bodies[0].shape.radiuss",
+    );
+    assert!(e.message.contains("unknown key"), "{e}");
+}
+
+#[test]
+fn wrong_types_say_what_was_expected() {
+    let e = single_error(
+        "[[bodies]]\nname = \"b\"\nshape = { type = \"sphere\", radius = \"big\" }\nmass = 1\n",
+        3,
+        37,
+        "bodies[0].shape.radius",
+    );
+    assert!(
+        e.message.contains("expected a number, found a string"),
+        "{e}"
+    );
+    let e = single_error(
+        &format!("{BALL}position = [1, 2]\n"),
+        5,
+        12,
+        "bodies[0].position",
+    );
+    assert!(
+        e.message
+            .contains("expected an array of 3 numbers, found 2 elements"),
+        "{e}"
+    );
+    let e = single_error(
+        &format!("{BALL}motion = \"floating\"\n"),
+        5,
+        10,
+        "bodies[0].motion",
+    );
+    assert!(
+        e.message.contains("\"dynamic\", \"fixed\", \"kinematic\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_mesh_file_is_named() {
+    let e = single_error(
+        "[[bodies]]\nname = \"part\"\nshape = { type = \"mesh\", file = \"no_such.obj\" }\nmass = 1\n",
+        3,
+        33,
+        "bodies[0].shape.file",
+    );
+    assert!(e.message.contains("no_such.obj"), "{e}");
+    assert!(e.message.contains("cannot read"), "{e}");
+}
+
+#[test]
+fn non_positive_mass_and_density_are_rejected() {
+    let e = single_error(
+        "[[bodies]]\nname = \"b\"\nshape = { type = \"sphere\", radius = 1 }\nmass = 0\n",
+        4,
+        8,
+        "bodies[0].mass",
+    );
+    assert!(
+        e.message.contains("expected a positive number, found 0"),
+        "{e}"
+    );
+    let e = single_error(
+        "[[bodies]]\nname = \"b\"\nshape = { type = \"sphere\", radius = 1 }\ndensity = -2.5\n",
+        4,
+        11,
+        "bodies[0].density",
+    );
+    assert!(e.message.contains("found -2.5"), "{e}");
+    let e = single_error(
+        "[[bodies]]\nname = \"b\"\nshape = { type = \"sphere\", radius = 1 }\n",
+        1,
+        1,
+        "bodies[0]",
+    );
+    assert!(e.message.contains("missing `mass` or `density`"), "{e}");
+}
+
+#[test]
+fn non_finite_numbers_are_rejected() {
+    let e = single_error(
+        &format!("{BALL}velocity = [0, nan, 0]\n"),
+        5,
+        16,
+        "bodies[0].velocity[1]",
+    );
+    assert!(e.message.contains("finite"), "{e}");
+    let e = single_error(
+        &format!("[world]\nduration = inf\n{BALL}"),
+        2,
+        12,
+        "world.duration",
+    );
+    assert!(e.message.contains("finite"), "{e}");
+}
+
+#[test]
+fn zero_length_rotation_axis_is_rejected() {
+    let e = single_error(
+        &format!("{BALL}orientation = {{ axis = [0, 0, 0], angle = 30 }}\n"),
+        5,
+        24,
+        "bodies[0].orientation.axis",
+    );
+    assert!(e.message.contains("zero length"), "{e}");
+    let e = single_error(
+        &format!("{BALL}orientation = [1, 0, 0, 1]\n"),
+        5,
+        15,
+        "bodies[0].orientation",
+    );
+    assert!(e.message.contains("unit length"), "{e}");
+}
+
+fn mesh_error(file: &str) -> Diagnostic {
+    single_error(
+        &format!(
+            "[[bodies]]\nname = \"part\"\nshape = {{ type = \"mesh\", file = \"{file}\" }}\nmass = 1\n"
+        ),
+        3,
+        33,
+        "bodies[0].shape.file",
+    )
+}
+
+#[test]
+fn open_mesh_is_located_at_its_face() {
+    let e = mesh_error("open.obj");
+    assert!(e.message.contains("open.obj:"), "{e}");
+    assert!(e.message.contains("face 1"), "{e}");
+    assert!(e.message.contains("the mesh is open"), "{e}");
+}
+
+#[test]
+fn inverted_mesh_is_reported() {
+    let e = mesh_error("inverted.obj");
+    assert!(e.message.contains("wound clockwise"), "{e}");
+}
+
+#[test]
+fn inconsistently_wound_face_is_located() {
+    let e = mesh_error("flipped_face.obj");
+    assert!(e.message.contains("windings disagree"), "{e}");
+    assert!(e.message.contains("flipped_face.obj:"), "{e}");
+}
+
+#[test]
+fn self_intersecting_mesh_is_reported() {
+    let e = mesh_error("self_intersecting.obj");
+    assert!(e.message.contains("intersects itself"), "{e}");
+}
+
+#[test]
+fn zero_volume_mesh_is_reported() {
+    let e = mesh_error("flat.obj");
+    assert!(e.message.contains("no volume"), "{e}");
+}
+
+#[test]
+fn syntax_error_is_located() {
+    let errors = errors("[[bodies]]\nname = \"b\nmass = 1\n");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].line, 2);
+    assert!(
+        errors[0].message.starts_with("invalid TOML"),
+        "{}",
+        errors[0]
+    );
+}
+
+#[test]
+fn all_problems_are_listed_in_one_pass() {
+    let text = "[world]\nduration = -1\n\n[[bodies]]\nname = \"a\"\nshape = { type = \"box\", size = [1, 0, 1] }\nmass = 1\n\n[[bodies]]\nname = \"a\"\nshape = { type = \"sphere\", radius = 1 }\ndensity = 1\nfriction = -0.1\nrestitution = 2\n";
+    let errors = errors(text);
+    let keys: Vec<&str> = errors.iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        vec![
+            "world.duration",
+            "bodies[0].shape.size",
+            "bodies[1].name",
+            "bodies[1].friction",
+            "bodies[1].restitution"
+        ],
+        "{errors:#?}"
+    );
+    assert!(errors[2].message.contains("already named `a` (line 5)"));
+}
+
+#[test]
+fn semantic_errors_name_the_body() {
+    // A half-space on a dynamic body, a fixed body given a velocity, an unknown material, an
+    // empty kinematic motion, and a pair naming a missing body.
+    let cases = [
+        (
+            "[[bodies]]\nname = \"g\"\nshape = { type = \"halfspace\" }\nmass = 1\n",
+            "only a fixed body",
+        ),
+        (
+            "[[bodies]]\nname = \"g\"\nmotion = \"fixed\"\nshape = { type = \"halfspace\" }\nvelocity = [1, 0, 0]\n",
+            "not moved by velocities",
+        ),
+        (
+            &format!("{BALL}material = \"rubber\"\n") as &str,
+            "unknown material `rubber`",
+        ),
+        (
+            "[[bodies]]\nname = \"p\"\nmotion = \"kinematic\"\nshape = { type = \"box\", size = [1, 1, 1] }\nkinematic = {}\n",
+            "kinematic motion is empty",
+        ),
+        (
+            &format!("{BALL}[[pairs]]\nbodies = [\"ball\", \"bat\"]\nfriction = 0.5\n") as &str,
+            "no body is named `bat`",
+        ),
+    ];
+    for (text, expected) in cases {
+        let errors = errors(text);
+        assert_eq!(errors.len(), 1, "{text}: {errors:#?}");
+        assert!(errors[0].message.contains(expected), "{}", errors[0]);
+    }
+}
+
+#[test]
+fn no_input_makes_the_reader_panic() {
+    // Deterministic mutations of a full scene: truncations, deletions and replacements at
+    // every position must give errors (or a valid scene), never a panic.
+    let base = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/free/tossed_parts.toml"),
+    )
+    .unwrap();
+    // Mesh-free so that the sweep stays fast.
+    let base: String = base
+        .split("[[bodies]]")
+        .filter(|chunk| !chunk.contains("type = \"mesh\""))
+        .collect::<Vec<_>>()
+        .join("[[bodies]]");
+    let replacements = [
+        "", "0", "-1", "\"", "[", "{", "}", "]", "=", "\n", "nan", "x", "1e309", ",",
+    ];
+    let chars: Vec<(usize, char)> = base.char_indices().collect();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/free/mutated.toml");
+    let mut runs = 0;
+    for (k, &(i, c)) in chars.iter().enumerate().step_by(3) {
+        let replacement = replacements[k % replacements.len()];
+        let mutated = format!("{}{}{}", &base[..i], replacement, &base[i + c.len_utf8()..]);
+        let _ = scene::parse(&path, &mutated);
+        let _ = scene::parse(&path, &base[..i]);
+        runs += 2;
+    }
+    assert!(runs > 1000);
+}
