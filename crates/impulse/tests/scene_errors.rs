@@ -315,3 +315,19 @@ fn no_input_makes_the_reader_panic() {
     }
     assert!(runs > 1000);
 }
+
+#[test]
+fn examples_in_the_scene_format_document_are_valid() {
+    let doc_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scene-format.md");
+    let doc = std::fs::read_to_string(&doc_path).unwrap();
+    let blocks: Vec<&str> = doc
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|rest| rest.split("```").next())
+        .collect();
+    assert!(!blocks.is_empty());
+    for block in blocks {
+        let result = scene::parse(&doc_path, block);
+        assert!(result.is_ok(), "example does not load:\n{block}\n{}", result.unwrap_err());
+    }
+}
