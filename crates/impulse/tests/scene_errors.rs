@@ -328,6 +328,10 @@ fn examples_in_the_scene_format_document_are_valid() {
     assert!(!blocks.is_empty());
     for block in blocks {
         let result = scene::parse(&doc_path, block);
-        assert!(result.is_ok(), "example does not load:\n{block}\n{}", result.unwrap_err());
+        assert!(
+            result.is_ok(),
+            "example does not load:\n{block}\n{}",
+            result.unwrap_err()
+        );
     }
 }
