@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::hull::{HullError, convex_hull};
+use super::hull::{HullError, collinear, convex_hull, coplanar};
 use super::mass::VolumeIntegrals;
 use super::mesh::PolygonMesh;
 use crate::math::{Point, Vec3};
@@ -261,29 +261,6 @@ impl ConvexPolyhedron {
         }
         Ok(())
     }
-}
-
-fn coord(p: &Point) -> robust::Coord3D<f64> {
-    robust::Coord3D {
-        x: p.x,
-        y: p.y,
-        z: p.z,
-    }
-}
-
-/// Exactly: `d` lies in the plane through `a`, `b`, `c`.
-fn coplanar(a: &Point, b: &Point, c: &Point, d: &Point) -> bool {
-    robust::orient3d(coord(a), coord(b), coord(c), coord(d)) == 0.0
-}
-
-/// Exactly: `a`, `b`, `c` lie on one line (their projections on all three coordinate planes are
-/// collinear).
-fn collinear(a: &Point, b: &Point, c: &Point) -> bool {
-    let projected = |i: usize, j: usize| {
-        let c2 = |p: &Point| robust::Coord { x: p[i], y: p[j] };
-        robust::orient2d(c2(a), c2(b), c2(c)) == 0.0
-    };
-    projected(0, 1) && projected(1, 2) && projected(2, 0)
 }
 
 /// The unit normal of triangle `a, b, c`, accurate even for thin slivers: the edge vectors and

@@ -1,4 +1,5 @@
-//! Convex hulls of point sets in 3-D: quickhull with exact orientation predicates.
+//! Convex hulls of point sets in 3-D: quickhull with exact orientation predicates (and those
+//! predicates, for other exact geometric tests).
 //!
 //! Every "which side of this face" decision uses Shewchuk's adaptive-precision `orient3d`
 //! (`robust` crate), so the triangulation returned is exactly closed and (weakly) convex for
@@ -30,11 +31,26 @@ fn coord(p: &Point) -> Coord3D<f64> {
     }
 }
 
-/// True when `d` lies strictly outside the plane of the counter-clockwise (seen from outside)
+/// Exactly: `d` lies strictly outside the plane of the counter-clockwise (seen from outside)
 /// triangle `a, b, c`.
-fn above(a: &Point, b: &Point, c: &Point, d: &Point) -> bool {
+pub(crate) fn above(a: &Point, b: &Point, c: &Point, d: &Point) -> bool {
     // `orient3d` is positive when d is below the plane in which a, b, c appear counter-clockwise.
     orient3d(coord(a), coord(b), coord(c), coord(d)) < 0.0
+}
+
+/// Exactly: `d` lies in the plane through `a`, `b`, `c`.
+pub(crate) fn coplanar(a: &Point, b: &Point, c: &Point, d: &Point) -> bool {
+    orient3d(coord(a), coord(b), coord(c), coord(d)) == 0.0
+}
+
+/// Exactly: `a`, `b`, `c` lie on one line (their projections on all three coordinate planes are
+/// collinear).
+pub(crate) fn collinear(a: &Point, b: &Point, c: &Point) -> bool {
+    let projected = |i: usize, j: usize| {
+        let c2 = |p: &Point| robust::Coord { x: p[i], y: p[j] };
+        robust::orient2d(c2(a), c2(b), c2(c)) == 0.0
+    };
+    projected(0, 1) && projected(1, 2) && projected(2, 0)
 }
 
 #[derive(Clone, Debug)]

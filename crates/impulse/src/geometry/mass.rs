@@ -428,26 +428,11 @@ mod tests {
 
     /// Cube of side 20 centred at the origin, quads wound CCW from outside.
     fn cube() -> (Vec<Point>, Vec<Vec<u32>>) {
-        let h = 10.0;
-        let v = vec![
-            Point::new(-h, -h, -h),
-            Point::new(h, -h, -h),
-            Point::new(h, h, -h),
-            Point::new(-h, h, -h),
-            Point::new(-h, -h, h),
-            Point::new(h, -h, h),
-            Point::new(h, h, h),
-            Point::new(-h, h, h),
-        ];
-        let f = vec![
-            vec![0, 3, 2, 1],
-            vec![4, 5, 6, 7],
-            vec![0, 1, 5, 4],
-            vec![2, 3, 7, 6],
-            vec![1, 2, 6, 5],
-            vec![0, 4, 7, 3],
-        ];
-        (v, f)
+        let mesh = crate::geometry::tessellate::box_mesh(
+            Point::new(-10.0, -10.0, -10.0),
+            Point::new(10.0, 10.0, 10.0),
+        );
+        (mesh.vertices, mesh.faces)
     }
 
     fn integrals(v: &[Point], f: &[Vec<u32>]) -> VolumeIntegrals {

@@ -523,28 +523,7 @@ mod tests {
     use super::*;
 
     fn unit_cube() -> PolygonMesh {
-        let v = [
-            [0., 0., 0.],
-            [1., 0., 0.],
-            [1., 1., 0.],
-            [0., 1., 0.],
-            [0., 0., 1.],
-            [1., 0., 1.],
-            [1., 1., 1.],
-            [0., 1., 1.],
-        ]
-        .iter()
-        .map(|p| Point::new(p[0], p[1], p[2]))
-        .collect();
-        let f = vec![
-            vec![0, 3, 2, 1],
-            vec![4, 5, 6, 7],
-            vec![0, 1, 5, 4],
-            vec![2, 3, 7, 6],
-            vec![1, 2, 6, 5],
-            vec![0, 4, 7, 3],
-        ];
-        PolygonMesh::new(v, f)
+        crate::geometry::tessellate::box_mesh(Point::origin(), Point::new(1.0, 1.0, 1.0))
     }
 
     #[test]

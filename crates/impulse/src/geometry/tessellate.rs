@@ -38,6 +38,28 @@ pub fn geodesic_sphere(level: u32) -> PolygonMesh {
     mesh
 }
 
+/// An axis-aligned box from `min` to `max` as a mesh of six quadrilaterals, wound
+/// counter-clockwise seen from outside.
+pub fn box_mesh(min: Point, max: Point) -> PolygonMesh {
+    let corner = |i: usize| {
+        Point::new(
+            if i & 1 == 0 { min.x } else { max.x },
+            if i & 2 == 0 { min.y } else { max.y },
+            if i & 4 == 0 { min.z } else { max.z },
+        )
+    };
+    // Corners indexed by bits (x, y, z); faces listed with outward windings.
+    let faces = vec![
+        vec![0, 2, 3, 1],
+        vec![4, 5, 7, 6],
+        vec![0, 1, 5, 4],
+        vec![2, 6, 7, 3],
+        vec![1, 3, 7, 5],
+        vec![0, 4, 6, 2],
+    ];
+    PolygonMesh::new((0..8).map(corner).collect(), faces)
+}
+
 /// Splits each triangle into four, projecting the new edge midpoints onto the unit sphere.
 fn subdivide(mesh: &PolygonMesh) -> PolygonMesh {
     let mut vertices = mesh.vertices.clone();
@@ -69,6 +91,13 @@ fn subdivide(mesh: &PolygonMesh) -> PolygonMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn box_mesh_is_a_valid_solid() {
+        let mesh = box_mesh(Point::new(-1.0, 0.0, 2.0), Point::new(1.0, 3.0, 2.5));
+        assert_eq!(mesh.validate_solid(), Ok(()));
+        assert!((mesh.volume_integrals().t1 - 3.0).abs() < 1e-14);
+    }
 
     #[test]
     fn counts_follow_four_to_one_refinement() {
