@@ -23,6 +23,7 @@
 //! [`scene`] (files → worlds); [`run`] and [`output`] (running and recording). See
 //! `docs/ARCHITECTURE.md` for how one step flows through them.
 
+pub mod collision;
 pub mod dynamics;
 pub mod geometry;
 pub mod integrate;
