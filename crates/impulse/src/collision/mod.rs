@@ -1,4 +1,11 @@
 //! Collision detection: closest features between convex polyhedra (V-Clip), distances for curved
-//! shapes, broad phases, time-of-impact bounds and the collision heap (Mirtich ch. 2).
+//! shapes (GJK/EPA), per-body collision models and the narrow phase; broad phases, time-of-impact
+//! bounds and the collision heap (Mirtich ch. 2).
 
+pub mod gjk;
+pub mod model;
+pub mod narrow;
 pub mod vclip;
+
+pub use model::{CollisionModel, Convex, Part};
+pub use narrow::{Closest, NarrowStats, PairCache, closest};
