@@ -3,9 +3,12 @@
 //! bounds and the collision heap (Mirtich ch. 2).
 
 pub mod gjk;
+pub mod heap;
 pub mod model;
 pub mod narrow;
+pub mod toi;
 pub mod vclip;
 
 pub use model::{CollisionModel, Convex, Part};
 pub use narrow::{Closest, NarrowStats, PairCache, closest};
+pub mod broad;

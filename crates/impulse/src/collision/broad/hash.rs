@@ -1,0 +1,298 @@
+//! The hierarchical spatial hash with coherence (Mirtich §2.4, Fig. 2.12).
+//!
+//! Space is tiled at levels whose cells have side 2^ℓ. A box of largest side `s` belongs to the
+//! level ℓ with 2^ℓ ∈ [s, 2s) — the thesis's α = ½, β = 1 — where it covers at most 2×2×2 cells
+//! (eq. 2.7–2.8). Two boxes are *close* when they share a cell at the coarser of their two
+//! levels (Definition 1); overlapping boxes are always close.
+//!
+//! In the coherence variant each box is stored in its cells at its own level and at every
+//! coarser level in use. A counter per pair holds how many cells they share at the pair's
+//! level; when a box moves, only the cells it enters or leaves are touched, and a counter going
+//! 0 → 1 or 1 → 0 makes the pair a candidate or not.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{BroadPhase, Changes, Pair, overlap, pair};
+use crate::geometry::Aabb;
+
+type Cell = (i32, [i64; 3]);
+
+#[derive(Clone, Debug)]
+struct Entry {
+    aabb: Aabb,
+    level: i32,
+    /// Cell ranges (inclusive) at each level where the box is stored, from its own level up.
+    ranges: Vec<(i32, [i64; 3], [i64; 3])>,
+}
+
+/// Mirtich's hierarchical spatial hash.
+#[derive(Clone, Debug, Default)]
+pub struct HierarchicalHash {
+    entries: Vec<Option<Entry>>,
+    buckets: HashMap<Cell, Vec<u32>>,
+    counters: HashMap<Pair, u32>,
+    /// How many boxes sit at each level.
+    levels: BTreeMap<i32, usize>,
+    /// Coarsest level boxes are stored up to (never lowered).
+    top: i32,
+    pending: Vec<(usize, Option<Aabb>)>,
+    touched: HashMap<Pair, bool>,
+    /// Bucket visits, a measure of work.
+    visits: u64,
+}
+
+/// The level of a box: the smallest ℓ with 2^ℓ ≥ its largest side (at least −60).
+fn level_of(aabb: &Aabb) -> i32 {
+    let size = (aabb.max - aabb.min).max();
+    if size > 0.0 && size.is_finite() {
+        (size.log2().ceil() as i32).max(-60)
+    } else {
+        -60
+    }
+}
+
+fn cell_range(aabb: &Aabb, level: i32) -> ([i64; 3], [i64; 3]) {
+    let size = 2f64.powi(level);
+    let lo = [0, 1, 2].map(|k| (aabb.min[k] / size).floor() as i64);
+    let hi = [0, 1, 2].map(|k| (aabb.max[k] / size).floor() as i64);
+    (lo, hi)
+}
+
+fn cells(level: i32, lo: [i64; 3], hi: [i64; 3]) -> impl Iterator<Item = Cell> {
+    (lo[0]..=hi[0]).flat_map(move |x| {
+        (lo[1]..=hi[1]).flat_map(move |y| (lo[2]..=hi[2]).map(move |z| (level, [x, y, z])))
+    })
+}
+
+fn within(c: &[i64; 3], lo: &[i64; 3], hi: &[i64; 3]) -> bool {
+    (0..3).all(|k| lo[k] <= c[k] && c[k] <= hi[k])
+}
+
+impl HierarchicalHash {
+    /// An empty hash.
+    pub fn new() -> Self {
+        Self {
+            top: i32::MIN,
+            ..Self::default()
+        }
+    }
+
+    /// Bucket visits so far (work done).
+    pub fn bucket_visits(&self) -> u64 {
+        self.visits
+    }
+
+    /// Puts `id` into `cell`, counting shared cells with boxes there at the pair's level.
+    fn enter(&mut self, id: usize, level: i32, cell: Cell) {
+        self.visits += 1;
+        let Self {
+            buckets,
+            entries,
+            counters,
+            touched,
+            ..
+        } = self;
+        let bucket = buckets.entry(cell).or_default();
+        for &other in bucket.iter() {
+            let Some(other_level) = entries[other as usize].as_ref().map(|e| e.level) else {
+                continue;
+            };
+            if cell.0 == level.max(other_level) {
+                let p = pair(id, other as usize);
+                let count = counters.entry(p).or_insert(0);
+                touched.entry(p).or_insert(*count > 0);
+                *count += 1;
+            }
+        }
+        bucket.push(id as u32);
+    }
+
+    /// Takes `id` out of `cell`, uncounting shared cells at the pair's level.
+    fn leave(&mut self, id: usize, level: i32, cell: Cell) {
+        self.visits += 1;
+        let Self {
+            buckets,
+            entries,
+            counters,
+            touched,
+            ..
+        } = self;
+        let Some(bucket) = buckets.get_mut(&cell) else {
+            return;
+        };
+        bucket.retain(|&b| b != id as u32);
+        for &other in bucket.iter() {
+            let Some(other_level) = entries[other as usize].as_ref().map(|e| e.level) else {
+                continue;
+            };
+            if cell.0 == level.max(other_level) {
+                let p = pair(id, other as usize);
+                if let Some(count) = counters.get_mut(&p) {
+                    touched.entry(p).or_insert(*count > 0);
+                    *count -= 1;
+                    if *count == 0 {
+                        counters.remove(&p);
+                    }
+                }
+            }
+        }
+        if bucket.is_empty() {
+            buckets.remove(&cell);
+        }
+    }
+
+    fn insert_all(&mut self, id: usize, aabb: Aabb) {
+        let level = level_of(&aabb);
+        let mut ranges = Vec::new();
+        for l in level..=self.top.max(level) {
+            let (lo, hi) = cell_range(&aabb, l);
+            ranges.push((l, lo, hi));
+        }
+        self.entries[id] = Some(Entry {
+            aabb,
+            level,
+            ranges: Vec::new(),
+        });
+        *self.levels.entry(level).or_insert(0) += 1;
+        for &(l, lo, hi) in &ranges {
+            for cell in cells(l, lo, hi) {
+                self.enter(id, level, cell);
+            }
+        }
+        if let Some(entry) = self.entries[id].as_mut() {
+            entry.ranges = ranges;
+        }
+    }
+
+    fn remove_all(&mut self, id: usize) {
+        let Some(entry) = self.entries[id].clone() else {
+            return;
+        };
+        for &(l, lo, hi) in &entry.ranges {
+            for cell in cells(l, lo, hi) {
+                self.leave(id, entry.level, cell);
+            }
+        }
+        if let Some(count) = self.levels.get_mut(&entry.level) {
+            *count -= 1;
+            if *count == 0 {
+                self.levels.remove(&entry.level);
+            }
+        }
+        self.entries[id] = None;
+    }
+
+    /// Moves box `id` to `aabb`, touching only the cells it enters and leaves.
+    fn move_box(&mut self, id: usize, aabb: Aabb) {
+        let Some(entry) = self.entries[id].clone() else {
+            self.insert_all(id, aabb);
+            return;
+        };
+        let level = level_of(&aabb);
+        let stored_top = entry.ranges.last().map_or(level, |r| r.0);
+        if level != entry.level || stored_top < self.top {
+            self.remove_all(id);
+            self.insert_all(id, aabb);
+            return;
+        }
+        let mut ranges = Vec::with_capacity(entry.ranges.len());
+        for &(l, old_lo, old_hi) in &entry.ranges {
+            let (lo, hi) = cell_range(&aabb, l);
+            if (lo, hi) != (old_lo, old_hi) {
+                for cell in cells(l, old_lo, old_hi) {
+                    if !within(&cell.1, &lo, &hi) {
+                        self.leave(id, level, cell);
+                    }
+                }
+                for cell in cells(l, lo, hi) {
+                    if !within(&cell.1, &old_lo, &old_hi) {
+                        self.enter(id, level, cell);
+                    }
+                }
+            }
+            ranges.push((l, lo, hi));
+        }
+        self.entries[id] = Some(Entry {
+            aabb,
+            level,
+            ranges,
+        });
+    }
+}
+
+impl BroadPhase for HierarchicalHash {
+    fn set(&mut self, id: usize, aabb: Aabb) {
+        self.pending.push((id, Some(aabb)));
+    }
+
+    fn remove(&mut self, id: usize) {
+        self.pending.push((id, None));
+    }
+
+    fn update(&mut self) -> Changes {
+        let pending = std::mem::take(&mut self.pending);
+        // A coarser level than any so far: every box must also be stored there.
+        let new_top = pending
+            .iter()
+            .filter_map(|(_, a)| a.as_ref().map(level_of))
+            .max()
+            .unwrap_or(i32::MIN);
+        if new_top > self.top {
+            self.top = new_top;
+            let ids: Vec<usize> = (0..self.entries.len())
+                .filter(|&i| self.entries[i].is_some())
+                .collect();
+            for id in ids {
+                if let Some(aabb) = self.entries[id].as_ref().map(|e| e.aabb) {
+                    self.remove_all(id);
+                    self.insert_all(id, aabb);
+                }
+            }
+        }
+        for (id, aabb) in pending {
+            if id >= self.entries.len() {
+                self.entries.resize(id + 1, None);
+            }
+            match aabb {
+                Some(aabb) => self.move_box(id, aabb),
+                None => self.remove_all(id),
+            }
+        }
+        let mut changes = Changes::default();
+        for (p, before) in self.touched.drain() {
+            let now = self.counters.get(&p).is_some_and(|&c| c > 0);
+            match (before, now) {
+                (false, true) => changes.added.push(p),
+                (true, false) => changes.removed.push(p),
+                _ => {}
+            }
+        }
+        changes.added.sort_unstable();
+        changes.removed.sort_unstable();
+        changes
+    }
+
+    fn is_candidate(&self, p: Pair) -> bool {
+        self.counters.get(&p).is_some_and(|&c| c > 0)
+    }
+
+    fn candidates(&self) -> Vec<Pair> {
+        let mut pairs: Vec<Pair> = self.counters.keys().copied().collect();
+        pairs.sort_unstable();
+        pairs
+    }
+
+    fn overlapping_pairs(&self) -> Vec<Pair> {
+        let mut pairs: Vec<Pair> = self
+            .counters
+            .keys()
+            .filter(|p| match (&self.entries[p.0], &self.entries[p.1]) {
+                (Some(a), Some(b)) => overlap(&a.aabb, &b.aabb),
+                _ => false,
+            })
+            .copied()
+            .collect();
+        pairs.sort_unstable();
+        pairs
+    }
+}
