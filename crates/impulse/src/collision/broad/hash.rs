@@ -10,9 +10,9 @@
 //! level; when a box moves, only the cells it enters or leaves are touched, and a counter going
 //! 0 → 1 or 1 → 0 makes the pair a candidate or not.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use super::{BroadPhase, Changes, Pair, overlap, pair};
+use super::{BroadPhase, Changes, FastMap, Pair, net_changes, overlap, pair};
 use crate::geometry::Aabb;
 
 type Cell = (i32, [i64; 3]);
@@ -29,32 +29,47 @@ struct Entry {
 #[derive(Clone, Debug, Default)]
 pub struct HierarchicalHash {
     entries: Vec<Option<Entry>>,
-    buckets: HashMap<Cell, Vec<u32>>,
-    counters: HashMap<Pair, u32>,
+    buckets: FastMap<Cell, Vec<u32>>,
+    counters: FastMap<Pair, u32>,
     /// How many boxes sit at each level.
     levels: BTreeMap<i32, usize>,
     /// Coarsest level boxes are stored up to (never lowered).
     top: i32,
     pending: Vec<(usize, Option<Aabb>)>,
-    touched: HashMap<Pair, bool>,
+    /// Candidate-state changes during the current update.
+    log: Vec<(Pair, bool)>,
     /// Bucket visits, a measure of work.
     visits: u64,
 }
 
-/// The level of a box: the smallest ℓ with 2^ℓ ≥ its largest side (at least −60).
+/// The level of a box: the smallest ℓ with 2^ℓ ≥ its largest side, clamped to [−60, 900].
 fn level_of(aabb: &Aabb) -> i32 {
     let size = (aabb.max - aabb.min).max();
-    if size > 0.0 && size.is_finite() {
-        (size.log2().ceil() as i32).max(-60)
-    } else {
-        -60
+    if !(size > 0.0 && size.is_finite()) {
+        return -60;
     }
+    // From the binary exponent: size = m·2^e with m in [1, 2); exact powers need no rounding up.
+    let bits = size.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    let mantissa = bits & ((1u64 << 52) - 1);
+    let level = if mantissa == 0 {
+        exponent
+    } else {
+        exponent + 1
+    };
+    level.clamp(-60, 900)
+}
+
+/// 2^-level, exactly (levels stay within ±1000 of zero, where powers of two are normal).
+fn inverse_cell_size(level: i32) -> f64 {
+    f64::from_bits(((1023 - i64::from(level)) as u64) << 52)
 }
 
 fn cell_range(aabb: &Aabb, level: i32) -> ([i64; 3], [i64; 3]) {
-    let size = 2f64.powi(level);
-    let lo = [0, 1, 2].map(|k| (aabb.min[k] / size).floor() as i64);
-    let hi = [0, 1, 2].map(|k| (aabb.max[k] / size).floor() as i64);
+    // Multiplying by an exact power of two is exact, so this is floor(x / 2^level).
+    let scale = inverse_cell_size(level);
+    let lo = [0, 1, 2].map(|k| (aabb.min[k] * scale).floor() as i64);
+    let hi = [0, 1, 2].map(|k| (aabb.max[k] * scale).floor() as i64);
     (lo, hi)
 }
 
@@ -89,7 +104,7 @@ impl HierarchicalHash {
             buckets,
             entries,
             counters,
-            touched,
+            log,
             ..
         } = self;
         let bucket = buckets.entry(cell).or_default();
@@ -100,7 +115,9 @@ impl HierarchicalHash {
             if cell.0 == level.max(other_level) {
                 let p = pair(id, other as usize);
                 let count = counters.entry(p).or_insert(0);
-                touched.entry(p).or_insert(*count > 0);
+                if *count == 0 {
+                    log.push((p, true));
+                }
                 *count += 1;
             }
         }
@@ -114,7 +131,7 @@ impl HierarchicalHash {
             buckets,
             entries,
             counters,
-            touched,
+            log,
             ..
         } = self;
         let Some(bucket) = buckets.get_mut(&cell) else {
@@ -128,10 +145,10 @@ impl HierarchicalHash {
             if cell.0 == level.max(other_level) {
                 let p = pair(id, other as usize);
                 if let Some(count) = counters.get_mut(&p) {
-                    touched.entry(p).or_insert(*count > 0);
                     *count -= 1;
                     if *count == 0 {
                         counters.remove(&p);
+                        log.push((p, false));
                     }
                 }
             }
@@ -165,7 +182,7 @@ impl HierarchicalHash {
     }
 
     fn remove_all(&mut self, id: usize) {
-        let Some(entry) = self.entries[id].clone() else {
+        let Some(entry) = self.entries[id].take() else {
             return;
         };
         for &(l, lo, hi) in &entry.ranges {
@@ -179,44 +196,48 @@ impl HierarchicalHash {
                 self.levels.remove(&entry.level);
             }
         }
-        self.entries[id] = None;
     }
 
     /// Moves box `id` to `aabb`, touching only the cells it enters and leaves.
     fn move_box(&mut self, id: usize, aabb: Aabb) {
-        let Some(entry) = self.entries[id].clone() else {
-            self.insert_all(id, aabb);
-            return;
-        };
         let level = level_of(&aabb);
-        let stored_top = entry.ranges.last().map_or(level, |r| r.0);
-        if level != entry.level || stored_top < self.top {
+        let reinsert = match &self.entries[id] {
+            None => true,
+            Some(entry) => {
+                let stored_top = entry.ranges.last().map_or(level, |r| r.0);
+                level != entry.level || stored_top < self.top
+            }
+        };
+        if reinsert {
             self.remove_all(id);
             self.insert_all(id, aabb);
             return;
         }
-        let mut ranges = Vec::with_capacity(entry.ranges.len());
-        for &(l, old_lo, old_hi) in &entry.ranges {
+        // The box's own entry is out of the table while its cells change; no cell visited
+        // here holds it, so nothing looks it up.
+        let Some(mut entry) = self.entries[id].take() else {
+            return;
+        };
+        for range in entry.ranges.iter_mut() {
+            let (l, old_lo, old_hi) = *range;
             let (lo, hi) = cell_range(&aabb, l);
-            if (lo, hi) != (old_lo, old_hi) {
-                for cell in cells(l, old_lo, old_hi) {
-                    if !within(&cell.1, &lo, &hi) {
-                        self.leave(id, level, cell);
-                    }
-                }
-                for cell in cells(l, lo, hi) {
-                    if !within(&cell.1, &old_lo, &old_hi) {
-                        self.enter(id, level, cell);
-                    }
+            if (lo, hi) == (old_lo, old_hi) {
+                continue;
+            }
+            for cell in cells(l, old_lo, old_hi) {
+                if !within(&cell.1, &lo, &hi) {
+                    self.leave(id, level, cell);
                 }
             }
-            ranges.push((l, lo, hi));
+            for cell in cells(l, lo, hi) {
+                if !within(&cell.1, &old_lo, &old_hi) {
+                    self.enter(id, level, cell);
+                }
+            }
+            *range = (l, lo, hi);
         }
-        self.entries[id] = Some(Entry {
-            aabb,
-            level,
-            ranges,
-        });
+        entry.aabb = aabb;
+        self.entries[id] = Some(entry);
     }
 }
 
@@ -258,18 +279,7 @@ impl BroadPhase for HierarchicalHash {
                 None => self.remove_all(id),
             }
         }
-        let mut changes = Changes::default();
-        for (p, before) in self.touched.drain() {
-            let now = self.counters.get(&p).is_some_and(|&c| c > 0);
-            match (before, now) {
-                (false, true) => changes.added.push(p),
-                (true, false) => changes.removed.push(p),
-                _ => {}
-            }
-        }
-        changes.added.sort_unstable();
-        changes.removed.sort_unstable();
-        changes
+        net_changes(std::mem::take(&mut self.log))
     }
 
     fn is_candidate(&self, p: Pair) -> bool {

@@ -19,7 +19,88 @@ mod sap;
 pub use hash::HierarchicalHash;
 pub use sap::SweepAndPrune;
 
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
 use crate::geometry::Aabb;
+
+/// A fast, deterministic hasher for small integer keys (FxHash's rotate-multiply combining with
+/// a Murmur3 finaliser). Deterministic hashing also makes map iteration order reproducible run
+/// to run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ value).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.write_u64(u64::from(value));
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        self.write_u64(value as u64);
+    }
+
+    fn write_i32(&mut self, value: i32) {
+        self.write_u64(value as u32 as u64);
+    }
+
+    fn write_i64(&mut self, value: i64) {
+        self.write_u64(value as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        // Murmur3's 64-bit finaliser: spreads grid coordinates over all bits (hashbrown picks
+        // buckets from the high bits, which rotate-multiply alone leaves clustered).
+        let mut h = self.hash;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+/// A hash map with [`FxHasher`].
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A hash set with [`FxHasher`].
+pub type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+
+/// Candidate-state changes logged during an update, reduced to net changes: a pair's first log
+/// entry tells its state before, its last the state after.
+fn net_changes(mut log: Vec<(Pair, bool)>) -> Changes {
+    log.sort_by_key(|(p, _)| *p);
+    let mut changes = Changes::default();
+    let mut i = 0;
+    while i < log.len() {
+        let p = log[i].0;
+        let before = !log[i].1;
+        let mut j = i;
+        while j + 1 < log.len() && log[j + 1].0 == p {
+            j += 1;
+        }
+        let after = log[j].1;
+        match (before, after) {
+            (false, true) => changes.added.push(p),
+            (true, false) => changes.removed.push(p),
+            _ => {}
+        }
+        i = j + 1;
+    }
+    changes
+}
 
 /// An unordered pair of box ids, smaller first.
 pub type Pair = (usize, usize);

@@ -6,9 +6,7 @@
 //! endpoint passes the other's: a minimum moving below a maximum may start an overlap (then the
 //! full three-axis test decides), a maximum moving below a minimum ends one.
 
-use std::collections::{BTreeSet, HashMap};
-
-use super::{BroadPhase, Changes, Pair, overlap, pair};
+use super::{BroadPhase, Changes, FastSet, Pair, net_changes, overlap, pair};
 use crate::geometry::Aabb;
 
 #[derive(Clone, Copy, Debug)]
@@ -33,9 +31,11 @@ pub struct SweepAndPrune {
     positions: Vec<[[usize; 2]; 3]>,
     boxes: Vec<Option<Aabb>>,
     pending_removals: Vec<usize>,
-    pairs: BTreeSet<Pair>,
-    /// Pairs touched during the current update, with their state before it.
-    touched: HashMap<Pair, bool>,
+    /// Boxes inserted since the last update.
+    inserted: usize,
+    pairs: FastSet<Pair>,
+    /// Candidate-state changes during the current update.
+    log: Vec<(Pair, bool)>,
 }
 
 impl SweepAndPrune {
@@ -45,12 +45,13 @@ impl SweepAndPrune {
     }
 
     fn set_state(&mut self, p: Pair, candidate: bool) {
-        let before = self.pairs.contains(&p);
-        self.touched.entry(p).or_insert(before);
-        if candidate {
-            self.pairs.insert(p);
+        let changed = if candidate {
+            self.pairs.insert(p)
         } else {
-            self.pairs.remove(&p);
+            self.pairs.remove(&p)
+        };
+        if changed {
+            self.log.push((p, candidate));
         }
     }
 
@@ -83,6 +84,52 @@ impl SweepAndPrune {
     }
 }
 
+impl SweepAndPrune {
+    /// Sorts every axis from scratch (O(n log n)) and recomputes the overlapping pairs with a
+    /// sweep along x.
+    fn rebuild(&mut self) {
+        for axis in 0..3 {
+            let list = &mut self.axes[axis];
+            list.sort_by(|a, b| {
+                a.value
+                    .total_cmp(&b.value)
+                    .then(a.is_max.cmp(&b.is_max))
+                    .then(a.id.cmp(&b.id))
+            });
+            for (k, e) in list.iter().enumerate() {
+                self.positions[e.id as usize][axis][usize::from(e.is_max)] = k;
+            }
+        }
+        let mut found: Vec<Pair> = Vec::new();
+        let mut active: Vec<u32> = Vec::new();
+        for e in &self.axes[0] {
+            if e.is_max {
+                active.retain(|&id| id != e.id);
+                continue;
+            }
+            for &other in &active {
+                let p = pair(e.id as usize, other as usize);
+                if let (Some(a), Some(b)) = (&self.boxes[p.0], &self.boxes[p.1])
+                    && overlap(a, b)
+                {
+                    found.push(p);
+                }
+            }
+            active.push(e.id);
+        }
+        let old: Vec<Pair> = self.pairs.iter().copied().collect();
+        let new: FastSet<Pair> = found.into_iter().collect();
+        for p in old {
+            if !new.contains(&p) {
+                self.set_state(p, false);
+            }
+        }
+        for p in new {
+            self.set_state(p, true);
+        }
+    }
+}
+
 impl BroadPhase for SweepAndPrune {
     fn set(&mut self, id: usize, aabb: Aabb) {
         if id >= self.boxes.len() {
@@ -90,6 +137,7 @@ impl BroadPhase for SweepAndPrune {
             self.positions.resize(id + 1, [[usize::MAX; 2]; 3]);
         }
         if self.boxes[id].is_none() {
+            self.inserted += 1;
             // Enter from +∞ so that the sort sees every endpoint the box passes.
             for axis in 0..3 {
                 for is_max in [false, true] {
@@ -136,20 +184,18 @@ impl BroadPhase for SweepAndPrune {
                 self.set_state(p, false);
             }
         }
-        for axis in 0..3 {
-            self.sort_axis(axis);
-        }
-        let mut changes = Changes::default();
-        for (p, before) in self.touched.drain() {
-            match (before, self.pairs.contains(&p)) {
-                (false, true) => changes.added.push(p),
-                (true, false) => changes.removed.push(p),
-                _ => {}
+        // Insertion sort is O(n²) when many boxes arrive at once (loading a scene): then sort
+        // from scratch and find the overlaps with one sweep instead.
+        let live = self.boxes.iter().filter(|b| b.is_some()).count();
+        if self.inserted > 64 && 8 * self.inserted > live {
+            self.rebuild();
+        } else {
+            for axis in 0..3 {
+                self.sort_axis(axis);
             }
         }
-        changes.added.sort_unstable();
-        changes.removed.sort_unstable();
-        changes
+        self.inserted = 0;
+        net_changes(std::mem::take(&mut self.log))
     }
 
     fn is_candidate(&self, p: Pair) -> bool {
@@ -157,7 +203,9 @@ impl BroadPhase for SweepAndPrune {
     }
 
     fn candidates(&self) -> Vec<Pair> {
-        self.pairs.iter().copied().collect()
+        let mut pairs: Vec<Pair> = self.pairs.iter().copied().collect();
+        pairs.sort_unstable();
+        pairs
     }
 
     fn overlapping_pairs(&self) -> Vec<Pair> {
