@@ -182,8 +182,8 @@ fn a_bullet_does_not_pass_through_a_thin_wall() {
     bullet.velocity = Vec3::new(900.0, 0.3, 0.0);
     let bullet_id = world.add_body(bullet).unwrap();
     let models = [
-        CollisionModel::from_shapes(&world.body(bullet_id).shapes().to_vec()),
-        CollisionModel::from_shapes(&world.body(wall_id).shapes().to_vec()),
+        CollisionModel::from_shapes(world.body(bullet_id).shapes()),
+        CollisionModel::from_shapes(world.body(wall_id).shapes()),
     ];
     let epsilon = 1e-4;
     let mut t = 0.0;
