@@ -201,6 +201,12 @@ impl AdaptiveRk {
         &self.y
     }
 
+    /// Caps the size of the steps that follow (e.g. to approach an event without stepping
+    /// over it).
+    pub fn set_max_step(&mut self, max_step: f64) {
+        self.tolerance.max_step = max_step;
+    }
+
     /// Accepted and rejected step counts so far.
     pub fn step_counts(&self) -> (u64, u64) {
         (self.steps_accepted, self.steps_rejected)

@@ -29,6 +29,7 @@ pub mod geometry;
 pub mod integrate;
 pub mod math;
 pub mod output;
+pub mod response;
 pub mod run;
 pub mod scene;
 pub mod world;

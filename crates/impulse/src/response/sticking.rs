@@ -1,0 +1,192 @@
+//! Sticking and rays of constant sliding direction (Mirtich §3.4).
+//!
+//! Write the collision matrix as `K = [[a, f, e], [f, b, d], [e, d, c]]` (eq. 3.15). While the
+//! contact slides in direction θ the tangential velocity changes at
+//! `u'_t = μ M (−cos θ, −sin θ)ᵀ + s` per unit normal impulse (eq. 3.16), with `M = [[a, f], [f,
+//! b]]` and `s = (e, d)`. Friction can hold the contact stuck iff
+//! `(K⁻¹₁₃)² + (K⁻¹₂₃)² ≤ μ² (K⁻¹₃₃)²` (Theorem 9), equivalently iff that ellipse encircles the
+//! origin (Lemma 4, Theorem 13). If it cannot, sliding resumes along the unique *diverging* ray
+//! (Theorems 14–16): a direction θ where `u'_t` is parallel to `(cos θ, sin θ)` and points away
+//! from the origin.
+
+use crate::math::{Mat3, Vec3};
+
+/// Whether friction `mu` can keep a stuck contact stuck (Mirtich Theorem 9).
+pub fn sticking_is_stable(k_inverse: &Mat3, mu: f64) -> bool {
+    let (i13, i23, i33) = (k_inverse[(0, 2)], k_inverse[(1, 2)], k_inverse[(2, 2)]);
+    i13 * i13 + i23 * i23 <= mu * mu * i33 * i33
+}
+
+/// The ellipse of tangential accelerations encircles the origin (Mirtich Lemma 4):
+/// `(b² + f²) e² + (a² + f²) d² − 2 (a + b) f d e < μ² |M|²`.
+pub fn ellipse_encircles_origin(k: &Mat3, mu: f64) -> bool {
+    let (a, b, f) = (k[(0, 0)], k[(1, 1)], k[(0, 1)]);
+    let (e, d) = (k[(0, 2)], k[(1, 2)]);
+    let det_m = a * b - f * f;
+    (b * b + f * f) * e * e + (a * a + f * f) * d * d - 2.0 * (a + b) * f * d * e
+        < mu * mu * det_m * det_m
+}
+
+/// The sliding vector `ξ(θ) = (−μ cos θ, −μ sin θ, 1)` (Mirtich Definition 2): the rate of
+/// change of the impulse per unit normal impulse while sliding in direction θ.
+pub fn sliding_vector(mu: f64, theta: f64) -> Vec3 {
+    Vec3::new(-mu * theta.cos(), -mu * theta.sin(), 1.0)
+}
+
+/// `(û × u')(θ)` of Theorem 14 (zero on a ray of constant sliding direction).
+fn cross(k: &Mat3, mu: f64, theta: f64) -> f64 {
+    let (a, b, f) = (k[(0, 0)], k[(1, 1)], k[(0, 1)]);
+    let (e, d) = (k[(0, 2)], k[(1, 2)]);
+    let (c, s) = (theta.cos(), theta.sin());
+    (a - b) * mu * c * s + f * mu * (s * s - c * c) + d * c - e * s
+}
+
+/// `(û · u')(θ)` of Theorem 14 (positive on a diverging ray).
+pub fn ray_divergence(k: &Mat3, mu: f64, theta: f64) -> f64 {
+    let (a, b, f) = (k[(0, 0)], k[(1, 1)], k[(0, 1)]);
+    let (e, d) = (k[(0, 2)], k[(1, 2)]);
+    let (c, s) = (theta.cos(), theta.sin());
+    -a * mu * c * c - b * mu * s * s - 2.0 * f * mu * c * s + d * s + e * c
+}
+
+/// The directions θ ∈ (−π, π] of all rays of constant sliding direction (at most four,
+/// Corollary 2). With `t = tan(θ/2)` the condition of Theorem 14 becomes the quartic
+/// `(−fμ − d) t⁴ − 2((a−b)μ + e) t³ + 6fμ t² + 2((a−b)μ − e) t + (d − fμ) = 0`; a vanishing
+/// leading coefficient adds the root θ = π.
+pub fn rays(k: &Mat3, mu: f64) -> Vec<f64> {
+    let (a, b, f) = (k[(0, 0)], k[(1, 1)], k[(0, 1)]);
+    let (e, d) = (k[(0, 2)], k[(1, 2)]);
+    let coefficients = [
+        d - f * mu,
+        2.0 * ((a - b) * mu - e),
+        6.0 * f * mu,
+        -2.0 * ((a - b) * mu + e),
+        -f * mu - d,
+    ];
+    let scale = coefficients.iter().map(|c| c.abs()).fold(0.0, f64::max);
+    let mut thetas = Vec::new();
+    if scale == 0.0 {
+        return thetas;
+    }
+    for t in real_polynomial_roots(&coefficients) {
+        thetas.push(polish(k, mu, 2.0 * t.atan()));
+    }
+    if coefficients[4].abs() <= 1e-14 * scale
+        && cross(k, mu, std::f64::consts::PI).abs() <= 1e-12 * scale
+    {
+        thetas.push(std::f64::consts::PI);
+    }
+    thetas.sort_by(f64::total_cmp);
+    thetas.dedup_by(|x, y| (*x - *y).abs() < 1e-9);
+    thetas
+}
+
+/// The diverging ray when sticking is unstable (Theorem 16: exactly one exists), else `None`.
+pub fn diverging_ray(k: &Mat3, mu: f64) -> Option<f64> {
+    let candidates: Vec<f64> = rays(k, mu)
+        .into_iter()
+        .filter(|&theta| ray_divergence(k, mu, theta) > 0.0)
+        .collect();
+    match candidates.as_slice() {
+        [] => None,
+        [theta] => Some(*theta),
+        // Ties from rounding: the most strongly diverging one.
+        many => many
+            .iter()
+            .copied()
+            .max_by(|x, y| ray_divergence(k, mu, *x).total_cmp(&ray_divergence(k, mu, *y))),
+    }
+}
+
+/// Newton's method on the cross condition in θ, from a root of the quartic.
+fn polish(k: &Mat3, mu: f64, mut theta: f64) -> f64 {
+    for _ in 0..8 {
+        let g = cross(k, mu, theta);
+        let h = 1e-7;
+        let slope = (cross(k, mu, theta + h) - cross(k, mu, theta - h)) / (2.0 * h);
+        if slope == 0.0 || !slope.is_finite() {
+            break;
+        }
+        let step = g / slope;
+        theta -= step;
+        if step.abs() < 1e-15 {
+            break;
+        }
+    }
+    // Wrap to (−π, π].
+    let wrapped = theta.rem_euclid(std::f64::consts::TAU);
+    if wrapped > std::f64::consts::PI {
+        wrapped - std::f64::consts::TAU
+    } else {
+        wrapped
+    }
+}
+
+/// Real roots of `Σ cᵢ tⁱ` (coefficients from the constant term up) as the real eigenvalues of
+/// the companion matrix, dropping negligible leading coefficients.
+fn real_polynomial_roots(coefficients: &[f64]) -> Vec<f64> {
+    let scale = coefficients.iter().map(|c| c.abs()).fold(0.0, f64::max);
+    let mut degree = coefficients.len() - 1;
+    while degree > 0 && coefficients[degree].abs() <= 1e-14 * scale {
+        degree -= 1;
+    }
+    if degree == 0 {
+        return Vec::new();
+    }
+    let lead = coefficients[degree];
+    let mut companion = nalgebra::DMatrix::<f64>::zeros(degree, degree);
+    for i in 1..degree {
+        companion[(i, i - 1)] = 1.0;
+    }
+    for i in 0..degree {
+        companion[(i, degree - 1)] = -coefficients[i] / lead;
+    }
+    companion
+        .complex_eigenvalues()
+        .iter()
+        .filter(|z| z.im.abs() <= 1e-7 * (1.0 + z.re.abs()))
+        .map(|z| z.re)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Mirtich Fig. 3.3: μ = 0.2, K = [[8, −2, 1], [−2, 3, −1], [1, −1, 5]].
+    fn figure_3_3() -> Mat3 {
+        Mat3::new(8.0, -2.0, 1.0, -2.0, 3.0, -1.0, 1.0, -1.0, 5.0)
+    }
+
+    #[test]
+    fn figure_3_3_rays_match_v2() {
+        // Digest V2: sticking unstable; rays at 147.001° (converging) and −71.113° (diverging).
+        let k = figure_3_3();
+        let mu = 0.2;
+        let k_inverse = k.try_inverse().unwrap();
+        assert!(!sticking_is_stable(&k_inverse, mu));
+        assert!(!ellipse_encircles_origin(&k, mu));
+        let rays: Vec<f64> = rays(&k, mu).iter().map(|t| t.to_degrees()).collect();
+        assert_eq!(rays.len(), 2, "{rays:?}");
+        assert!(
+            (rays[0] - -71.113).abs() < 0.01 && (rays[1] - 147.001).abs() < 0.01,
+            "{rays:?}"
+        );
+        let diverging = diverging_ray(&k, mu).unwrap().to_degrees();
+        assert!((diverging - -71.113).abs() < 0.01);
+        // Digest: û·u' = +0.3201 on the diverging ray, −3.0521 on the converging one.
+        assert!((ray_divergence(&k, mu, diverging.to_radians()) - 0.3201).abs() < 1e-4);
+        assert!((ray_divergence(&k, mu, rays[1].to_radians()) + 3.0521).abs() < 1e-4);
+    }
+
+    #[test]
+    fn rod_diverging_ray_is_180_degrees() {
+        // Digest V5(a): K = [[2.5, 0, −1.5], [0, 4, 0], [−1.5, 0, 2.5]], μ = 0.5: unstable,
+        // diverging ray at 180°, found through the vanishing leading coefficient.
+        let k = Mat3::new(2.5, 0.0, -1.5, 0.0, 4.0, 0.0, -1.5, 0.0, 2.5);
+        let k_inverse = k.try_inverse().unwrap();
+        assert!(!sticking_is_stable(&k_inverse, 0.5));
+        let theta = diverging_ray(&k, 0.5).unwrap();
+        assert!((theta.abs() - std::f64::consts::PI).abs() < 1e-9, "{theta}");
+    }
+}
