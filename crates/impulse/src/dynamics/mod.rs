@@ -16,7 +16,7 @@ use std::fmt;
 
 use crate::geometry::{MassProperties, Shape};
 use crate::integrate::{IntegrationError, Tolerance};
-use crate::math::{Point, Pose, Quat, Vec3, is_finite_vec, pose};
+use crate::math::{Mat3, Point, Pose, Quat, Vec3, is_finite_vec, pose};
 
 /// Index of a body in its world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -227,6 +227,12 @@ pub struct RigidBody {
     /// State at the world's current time.
     state: BodyState,
     flight: Option<FreeFlight>,
+    /// Linear acceleration in free flight (gravity plus force over mass).
+    acceleration: Vec3,
+    /// Error control of the rotational integration.
+    tolerance: Tolerance,
+    /// Integrator steps (accepted, rejected) of flights already ended by impulses.
+    finished_steps: (u64, u64),
 }
 
 impl RigidBody {
@@ -320,6 +326,9 @@ impl RigidBody {
                 angular_velocity: desc.angular_velocity,
             },
             flight: None,
+            acceleration: Vec3::zeros(),
+            tolerance,
+            finished_steps: (0, 0),
         };
         if !body.kinetic_energy().is_finite() {
             return Err(BodyError::NonFinite {
@@ -329,6 +338,7 @@ impl RigidBody {
         match &body.motion {
             MotionType::Dynamic => {
                 let acceleration = gravity + body.force / body.mass_properties.mass;
+                body.acceleration = acceleration;
                 body.flight = Some(
                     FreeFlight::new(
                         t0,
@@ -450,9 +460,76 @@ impl RigidBody {
         self.state.orientation * self.principal_inertia.component_mul(&w_body)
     }
 
-    /// Integrator steps taken by the current flight (accepted, rejected).
+    /// Integrator steps taken by all flights so far (accepted, rejected).
     pub fn integrator_steps(&self) -> (u64, u64) {
-        self.flight.as_ref().map_or((0, 0), |f| f.step_counts())
+        let (a, r) = self.flight.as_ref().map_or((0, 0), |f| f.step_counts());
+        (a + self.finished_steps.0, r + self.finished_steps.1)
+    }
+
+    /// Linear acceleration in free flight (gravity plus applied force over mass; zero for
+    /// fixed and kinematic bodies).
+    pub fn acceleration(&self) -> Vec3 {
+        self.acceleration
+    }
+
+    /// The applied torque (world frame).
+    pub fn torque(&self) -> Vec3 {
+        self.torque
+    }
+
+    /// Inverse inertia tensor in world coordinates (zero for fixed and kinematic bodies).
+    pub fn inverse_inertia_world(&self) -> Mat3 {
+        if !self.is_dynamic() {
+            return Mat3::zeros();
+        }
+        let r = self.state.orientation.to_rotation_matrix().into_inner();
+        let inverse = Mat3::from_diagonal(&self.principal_inertia.map(|i| 1.0 / i));
+        r * inverse * r.transpose()
+    }
+
+    /// Velocity of the material point at world position `point`.
+    pub fn point_velocity(&self, point: &Point) -> Vec3 {
+        self.state.velocity
+            + self
+                .state
+                .angular_velocity
+                .cross(&(point - Point::from(self.state.position)))
+    }
+
+    /// The centre of mass, world frame.
+    pub fn center_of_mass(&self) -> Point {
+        Point::from(self.state.position)
+    }
+
+    /// Applies `impulse` at world `point` at the body's current time `t`: the centre of mass
+    /// gains `p/m`, the angular velocity `I⁻¹ (r × p)`, and a new free flight starts from there.
+    /// No effect on fixed and kinematic bodies.
+    pub(crate) fn apply_impulse(
+        &mut self,
+        t: f64,
+        impulse: &Vec3,
+        point: &Point,
+    ) -> Result<(), IntegrationError> {
+        if !self.is_dynamic() {
+            return Ok(());
+        }
+        let r = point - Point::from(self.state.position);
+        self.state.velocity += impulse / self.mass_properties.mass;
+        self.state.angular_velocity += self.inverse_inertia_world() * r.cross(impulse);
+        if let Some(flight) = &self.flight {
+            let (a, rej) = flight.step_counts();
+            self.finished_steps.0 += a;
+            self.finished_steps.1 += rej;
+        }
+        self.flight = Some(FreeFlight::new(
+            t,
+            &self.state,
+            self.principal_inertia,
+            self.acceleration,
+            self.torque,
+            self.tolerance,
+        )?);
+        Ok(())
     }
 
     /// Moves the body to time `t` (not earlier than its current time).

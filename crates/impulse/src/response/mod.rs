@@ -1,7 +1,9 @@
 //! Collision response in the impulse paradigm (Mirtich ch. 3): the collision matrix, frictional
 //! collision integration with sticking and rays of constant sliding, and microcollisions.
 
+pub mod contact;
 pub mod integration;
 pub mod sticking;
 
+pub use contact::{Microcollisions, ResponseKind, body_collision_matrix, respond};
 pub use integration::{Outcome, RestitutionLaw, integrate};

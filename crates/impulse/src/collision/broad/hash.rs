@@ -42,10 +42,12 @@ pub struct HierarchicalHash {
     visits: u64,
 }
 
-/// The level of a box: the smallest ℓ with 2^ℓ ≥ its largest side, clamped to [−60, 900].
+/// The level of a box: the smallest ℓ with 2^ℓ ≥ its largest side (at least −60, for tiny or
+/// point boxes). Every finite box thus covers at most two cells per axis at its level. Boxes
+/// must be finite (the world checks).
 fn level_of(aabb: &Aabb) -> i32 {
     let size = (aabb.max - aabb.min).max();
-    if !(size > 0.0 && size.is_finite()) {
+    if size.is_nan() || size <= 0.0 {
         return -60;
     }
     // From the binary exponent: size = m·2^e with m in [1, 2); exact powers need no rounding up.
@@ -57,12 +59,17 @@ fn level_of(aabb: &Aabb) -> i32 {
     } else {
         exponent + 1
     };
-    level.clamp(-60, 900)
+    level.clamp(-60, 1024)
 }
 
-/// 2^-level, exactly (levels stay within ±1000 of zero, where powers of two are normal).
+/// 2^-level, exactly.
 fn inverse_cell_size(level: i32) -> f64 {
-    f64::from_bits(((1023 - i64::from(level)) as u64) << 52)
+    if level < 1023 {
+        // A normal power of two: build it from its exponent bits.
+        f64::from_bits(((1023 - i64::from(level)) as u64) << 52)
+    } else {
+        2f64.powi(-level)
+    }
 }
 
 fn cell_range(aabb: &Aabb, level: i32) -> ([i64; 3], [i64; 3]) {

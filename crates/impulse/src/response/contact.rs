@@ -1,0 +1,126 @@
+//! Responding to one contact: the collision matrix, microcollisions, and the impulse.
+
+use super::integration::{Outcome, RestitutionLaw, integrate};
+use crate::math::{Mat3, Vec3, cross_matrix};
+
+/// One body's share of the collision matrix at a contact point `r` from its centre of mass
+/// (world frame): `(1/m) 𝟙 − r̃ I⁻¹ r̃` (Mirtich eq. 3.4). Fixed and kinematic bodies give zero.
+pub fn body_collision_matrix(inverse_mass: f64, inverse_inertia: &Mat3, r: &Vec3) -> Mat3 {
+    let r_cross = cross_matrix(r);
+    Mat3::identity() * inverse_mass - r_cross * inverse_inertia * r_cross
+}
+
+/// How collisions near rest are handled (Mirtich §3.5).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Microcollisions {
+    /// Approach speeds below this are microcollisions: `√(2 g ε)` (eq. 3.18), the speed gained
+    /// by falling through the collision envelope.
+    pub threshold_speed: f64,
+    /// The collision envelope ε.
+    pub epsilon: f64,
+    /// Restitution reached at the bottom of the envelope (the thesis uses 5).
+    pub max_restitution: f64,
+}
+
+/// What kind of impulse a contact received.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseKind {
+    /// An ordinary frictional collision.
+    Collision,
+    /// A microcollision answered by reversing the relative velocity (zero work, Corollary 1).
+    Reversal,
+    /// A microcollision answered by a collision with boosted restitution.
+    Boosted,
+}
+
+/// The impulse for a contact with collision matrix `k` (collision frame), approaching relative
+/// velocity `u0` (u0.z < 0), friction `mu`, restitution `e`, at `distance` (within the envelope).
+pub fn respond(
+    k: &Mat3,
+    u0: &Vec3,
+    mu: f64,
+    e: f64,
+    law: RestitutionLaw,
+    distance: f64,
+    micro: Option<&Microcollisions>,
+) -> (Outcome, ResponseKind) {
+    if let Some(micro) = micro
+        && -u0.z < micro.threshold_speed
+    {
+        // Type 2: reverse the whole relative velocity, if friction can supply that impulse.
+        if let Some(k_inverse) = k.try_inverse() {
+            let impulse = -2.0 * (k_inverse * u0);
+            if impulse.x.hypot(impulse.y) <= mu * impulse.z {
+                let outcome = Outcome {
+                    final_velocity: -u0,
+                    impulse,
+                    work: 0.0,
+                    compression_work: -0.5 * u0.dot(&(k_inverse * u0)),
+                };
+                return (outcome, ResponseKind::Reversal);
+            }
+        }
+        // Type 1: a collision whose restitution grows with depth into the envelope, from e at
+        // its surface to e_max at the bottom, with zero slope at the surface.
+        let depth = (micro.epsilon - distance).clamp(0.0, micro.epsilon) / micro.epsilon;
+        let boosted = e + (micro.max_restitution - e).max(0.0) * depth * depth;
+        return (integrate(k, u0, mu, boosted, law), ResponseKind::Boosted);
+    }
+    (integrate(k, u0, mu, e, law), ResponseKind::Collision)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sphere_on_ground_matrix_is_v4() {
+        // Digest V4: solid sphere m = 1, R = 1, I = 0.4, contact at r = (0, 0, −1):
+        // K = diag(3.5, 3.5, 1).
+        let k = body_collision_matrix(1.0, &(Mat3::identity() / 0.4), &Vec3::new(0.0, 0.0, -1.0));
+        assert!((k - Mat3::from_diagonal(&Vec3::new(3.5, 3.5, 1.0))).norm() < 1e-14);
+    }
+
+    #[test]
+    fn reversal_does_no_work_and_reverses_the_velocity() {
+        // Digest V6: p_r = −2 K⁻¹ u0 gives u_f = −u0 and W = 0.
+        let k = Mat3::from_diagonal(&Vec3::new(3.5, 3.5, 1.0));
+        let u0 = Vec3::new(0.01, 0.0, -0.02);
+        let micro = Microcollisions {
+            threshold_speed: 0.1,
+            epsilon: 0.001,
+            max_restitution: 5.0,
+        };
+        let (out, kind) = respond(
+            &k,
+            &u0,
+            0.5,
+            0.3,
+            RestitutionLaw::Stronge,
+            0.0005,
+            Some(&micro),
+        );
+        assert_eq!(kind, ResponseKind::Reversal);
+        assert!((out.final_velocity + u0).norm() < 1e-15);
+        assert!((k * out.impulse - (out.final_velocity - u0)).norm() < 1e-15);
+        let w = 0.5
+            * (out.final_velocity + u0)
+                .dot(&(k.try_inverse().unwrap() * (out.final_velocity - u0)));
+        assert!(w.abs() < 1e-18);
+        // Outside the friction cone (μ small): a boosted collision instead, with e grown by
+        // (δ/ε)² = ¼ of the way to e_max.
+        let (out, kind) = respond(
+            &k,
+            &u0,
+            0.05,
+            0.3,
+            RestitutionLaw::Stronge,
+            0.0005,
+            Some(&micro),
+        );
+        assert_eq!(kind, ResponseKind::Boosted);
+        let e = 0.3 + (5.0 - 0.3) * 0.25;
+        // Sliding throughout (K diagonal): p_z = (1 + e) |u_z0| / K33.
+        assert!((out.impulse.z - (1.0 + e) * 0.02).abs() < 1e-9, "{out:?}");
+    }
+}

@@ -1,0 +1,475 @@
+//! The world: bodies, gravity, materials, and the advance of time.
+//!
+//! [`World::advance_to`] is the simulation loop: it processes the collision heap's events in
+//! time order up to the requested time (see [`collisions`]), then samples every body there.
+//! Between events bodies fly freely, and each is sampled from its flight (see
+//! [`crate::dynamics::FreeFlight`]), so *where* `advance_to` stops — an output frame, a user's
+//! call — never changes the motion.
+
+mod collisions;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+use collisions::{Bodies, Collisions};
+pub use collisions::{BroadPhaseKind, LoopCounters};
+
+use crate::collision::{NarrowStats, PairCache, closest};
+use crate::dynamics::{BodyDesc, BodyError, BodyId, Material, RigidBody};
+use crate::integrate::{IntegrationError, Tolerance};
+use crate::math::{Point, Vec3};
+use crate::response::{ResponseKind, RestitutionLaw};
+
+/// World-wide settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldSettings {
+    /// Gravitational acceleration.
+    pub gravity: Vec3,
+    /// Collision envelope ε_c: bodies closer than this are in contact (Mirtich §2.3).
+    pub collision_epsilon: f64,
+    /// Error control of the rotational integration.
+    pub integrator: Tolerance,
+    /// Material of bodies that name none.
+    pub default_material: Material,
+    /// How collisions end (Stronge's energetic law by default).
+    pub restitution_law: RestitutionLaw,
+    /// Whether slow contacts within the envelope are microcollisions (Mirtich §3.5).
+    pub microcollisions: bool,
+    /// Restitution a microcollision reaches at the bottom of the envelope (the thesis's 5).
+    pub microcollision_max_restitution: f64,
+    /// Interval at which swept boxes are recomputed for the broad phase.
+    pub box_period: f64,
+    /// Broad phase.
+    pub broad_phase: BroadPhaseKind,
+    /// Deepest interpenetration tolerated before the run stops with an error (`None`: the
+    /// collision envelope).
+    pub max_penetration: Option<f64>,
+}
+
+impl Default for WorldSettings {
+    fn default() -> Self {
+        Self {
+            gravity: Vec3::new(0.0, 0.0, -9.81),
+            collision_epsilon: 1e-3,
+            integrator: Tolerance::default(),
+            default_material: Material::default(),
+            restitution_law: RestitutionLaw::Stronge,
+            microcollisions: true,
+            microcollision_max_restitution: 5.0,
+            box_period: 0.02,
+            broad_phase: BroadPhaseKind::HierarchicalHash,
+            max_penetration: None,
+        }
+    }
+}
+
+/// One collision impulse, as recorded for viewers and analysis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CollisionEvent {
+    /// When.
+    pub time: f64,
+    /// Ordinary collision or microcollision.
+    pub kind: ResponseKind,
+    /// The two bodies (the impulse acts on the first, its opposite on the second).
+    pub bodies: (BodyId, BodyId),
+    /// Contact point (midway between the closest points), world frame.
+    pub point: Point,
+    /// Contact normal, from the second body towards the first.
+    pub normal: Vec3,
+    /// Impulse on the first body, world frame.
+    pub impulse: Vec3,
+}
+
+/// Two bodies found overlapping.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Interpenetration {
+    /// The two bodies.
+    pub bodies: (BodyId, BodyId),
+    /// How deep.
+    pub depth: f64,
+}
+
+/// Kinetic and gravitational potential energy of the dynamic bodies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Energy {
+    /// Translational plus rotational kinetic energy.
+    pub kinetic: f64,
+    /// Gravitational potential energy, zero at the world origin.
+    pub potential: f64,
+}
+
+impl Energy {
+    /// Kinetic plus potential.
+    pub fn total(&self) -> f64 {
+        self.kinetic + self.potential
+    }
+}
+
+/// A simulation that cannot continue.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimulationError {
+    /// A body's state became NaN or infinite.
+    NonFinite { body: String, time: f64 },
+    /// A body's rotation could not be integrated.
+    Integration {
+        body: String,
+        error: IntegrationError,
+    },
+    /// `advance_to` was asked to go back in time.
+    TimeReversal { now: f64, requested: f64 },
+    /// Two bodies overlap deeper than allowed.
+    Penetration {
+        bodies: (String, String),
+        depth: f64,
+        time: f64,
+    },
+    /// Collisions at one instant keep triggering each other without end.
+    NoProgress { bodies: (String, String), time: f64 },
+}
+
+impl fmt::Display for SimulationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NonFinite { body, time } => write!(
+                f,
+                "body `{body}`: its state stopped being finite at t = {time}"
+            ),
+            Self::Integration { body, error } => write!(f, "body `{body}`: {error}"),
+            Self::TimeReversal { now, requested } => write!(
+                f,
+                "cannot advance to t = {requested}: the world is at t = {now}, and time must move forward to a finite value"
+            ),
+            Self::Penetration {
+                bodies,
+                depth,
+                time,
+            } => write!(
+                f,
+                "bodies `{}` and `{}` interpenetrate by {depth:e} at t = {time}, more than allowed",
+                bodies.0, bodies.1
+            ),
+            Self::NoProgress { bodies, time } => write!(
+                f,
+                "collisions between `{}` and `{}` keep setting off others at t = {time} without end (a resting stack too tall for impulse-based contact?)",
+                bodies.0, bodies.1
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SimulationError {}
+
+/// Why a body could not be added.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AddBodyError {
+    /// Another body has the same name.
+    DuplicateName(String),
+    /// The description is invalid.
+    Body { name: String, error: BodyError },
+}
+
+impl fmt::Display for AddBodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DuplicateName(name) => write!(f, "a body named `{name}` already exists"),
+            Self::Body { name, error } => write!(f, "body `{name}`: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for AddBodyError {}
+
+/// A rigid-body world.
+#[derive(Debug)]
+pub struct World {
+    settings: WorldSettings,
+    time: f64,
+    bodies: Vec<RigidBody>,
+    names: HashMap<String, BodyId>,
+    /// Friction and restitution for particular pairs of bodies (ordered ids).
+    pair_materials: BTreeMap<(BodyId, BodyId), Material>,
+    /// Friction and restitution for pairs of named materials (ordered names).
+    material_pairs: BTreeMap<(String, String), Material>,
+    /// Collision detection and response state.
+    collisions: Collisions,
+}
+
+impl World {
+    /// An empty world at time 0.
+    pub fn new(settings: WorldSettings) -> Self {
+        Self {
+            settings,
+            time: 0.0,
+            bodies: Vec::new(),
+            names: HashMap::new(),
+            pair_materials: BTreeMap::new(),
+            material_pairs: BTreeMap::new(),
+            collisions: Collisions::new(),
+        }
+    }
+
+    /// Settings.
+    pub fn settings(&self) -> &WorldSettings {
+        &self.settings
+    }
+
+    /// Current time.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// Adds a body whose description gives its state at the current time.
+    pub fn add_body(&mut self, desc: BodyDesc) -> Result<BodyId, AddBodyError> {
+        if self.names.contains_key(&desc.name) {
+            return Err(AddBodyError::DuplicateName(desc.name));
+        }
+        let name = desc.name.clone();
+        let body = RigidBody::new(
+            desc,
+            self.time,
+            self.settings.gravity,
+            self.settings.integrator,
+        )
+        .map_err(|error| AddBodyError::Body {
+            name: name.clone(),
+            error,
+        })?;
+        let id = BodyId(self.bodies.len());
+        self.bodies.push(body);
+        self.names.insert(name, id);
+        self.collisions.invalidate();
+        Ok(id)
+    }
+
+    /// All bodies, indexed by [`BodyId`].
+    pub fn bodies(&self) -> &[RigidBody] {
+        &self.bodies
+    }
+
+    /// One body.
+    pub fn body(&self, id: BodyId) -> &RigidBody {
+        &self.bodies[id.0]
+    }
+
+    /// The body with this name.
+    pub fn body_id(&self, name: &str) -> Option<BodyId> {
+        self.names.get(name).copied()
+    }
+
+    /// Sets the material of contacts between two particular bodies.
+    pub fn set_pair_material(&mut self, a: BodyId, b: BodyId, material: Material) {
+        self.pair_materials.insert((a.min(b), a.max(b)), material);
+    }
+
+    /// Sets the material of contacts between bodies of two named materials.
+    pub fn set_material_pair(&mut self, a: &str, b: &str, material: Material) {
+        let key = if a <= b { (a, b) } else { (b, a) };
+        self.material_pairs
+            .insert((key.0.to_string(), key.1.to_string()), material);
+    }
+
+    /// Friction and restitution of a contact between two bodies: a per-body-pair override if
+    /// there is one, else a per-material-pair override, else the mean of the two bodies' values.
+    pub fn contact_material(&self, a: BodyId, b: BodyId) -> Material {
+        let table = self.material_table();
+        table.between(a, b)
+    }
+
+    fn material_table(&self) -> MaterialTable<'_> {
+        MaterialTable {
+            bodies: self
+                .bodies
+                .iter()
+                .map(|b| (b.material(), b.material_name().map(str::to_string)))
+                .collect(),
+            pair_materials: &self.pair_materials,
+            material_pairs: &self.material_pairs,
+        }
+    }
+
+    /// Advances the world to time `t`: processes every collision event up to `t` in time order,
+    /// then moves every body to `t`.
+    pub fn advance_to(&mut self, t: f64) -> Result<(), SimulationError> {
+        if !t.is_finite() || t < self.time {
+            return Err(SimulationError::TimeReversal {
+                now: self.time,
+                requested: t,
+            });
+        }
+        if !self.collisions.started() {
+            for body in &mut self.bodies {
+                advance_body(body, self.time)?;
+            }
+            self.collisions
+                .start(self.time, &self.bodies, &self.settings)?;
+        }
+        let table = MaterialTable {
+            bodies: self
+                .bodies
+                .iter()
+                .map(|b| (b.material(), b.material_name().map(str::to_string)))
+                .collect(),
+            pair_materials: &self.pair_materials,
+            material_pairs: &self.material_pairs,
+        };
+        let material = |a: BodyId, b: BodyId| table.between(a, b);
+        let mut world = Bodies {
+            bodies: &mut self.bodies,
+            settings: &self.settings,
+            material: &material,
+        };
+        while let Some(next) = self.collisions.next_time() {
+            if next > t {
+                break;
+            }
+            self.collisions.process_next(&mut world)?;
+        }
+        for body in &mut self.bodies {
+            advance_body(body, t)?;
+        }
+        self.time = t;
+        Ok(())
+    }
+
+    /// Collision impulses applied since the last call, oldest first.
+    pub fn take_events(&mut self) -> Vec<CollisionEvent> {
+        std::mem::take(&mut self.collisions.events)
+    }
+
+    /// Deepest interpenetration seen so far.
+    pub fn max_penetration(&self) -> f64 {
+        self.collisions.max_penetration
+    }
+
+    /// Pairs of bodies that overlap now, with their depths (at least one of each pair movable).
+    pub fn interpenetrations(&self) -> Vec<Interpenetration> {
+        let models: Vec<crate::collision::CollisionModel> = self
+            .bodies
+            .iter()
+            .map(|b| crate::collision::CollisionModel::from_shapes(b.shapes()))
+            .collect();
+        let boxes: Vec<Option<crate::geometry::Aabb>> = self
+            .bodies
+            .iter()
+            .zip(&models)
+            .map(|(b, m)| {
+                if m.half_spaces.is_empty() {
+                    m.aabb(&b.model_pose())
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let mut found = Vec::new();
+        for i in 0..self.bodies.len() {
+            for j in i + 1..self.bodies.len() {
+                if !(self.bodies[i].is_dynamic() || self.bodies[j].is_dynamic()) {
+                    continue;
+                }
+                let bounded = matches!((&boxes[i], &boxes[j]), (Some(_), Some(_)));
+                if bounded
+                    && let (Some(x), Some(y)) = (&boxes[i], &boxes[j])
+                    && !crate::collision::broad::overlap(x, y)
+                {
+                    continue;
+                }
+                let contact = closest(
+                    &models[i],
+                    &self.bodies[i].model_pose(),
+                    &models[j],
+                    &self.bodies[j].model_pose(),
+                    &mut PairCache::default(),
+                    &mut NarrowStats::default(),
+                );
+                if let Some(c) = contact
+                    && c.distance < 0.0
+                {
+                    found.push(Interpenetration {
+                        bodies: (BodyId(i), BodyId(j)),
+                        depth: -c.distance,
+                    });
+                }
+            }
+        }
+        found
+    }
+
+    /// Energy of the dynamic bodies.
+    pub fn energy(&self) -> Energy {
+        let gravity = self.settings.gravity;
+        Energy {
+            kinetic: self.bodies.iter().map(|b| b.kinetic_energy()).sum(),
+            potential: self
+                .bodies
+                .iter()
+                .map(|b| b.potential_energy(&gravity))
+                .sum(),
+        }
+    }
+
+    /// Event and work counters, by name.
+    pub fn counters(&self) -> BTreeMap<&'static str, u64> {
+        let (accepted, rejected) = self
+            .bodies
+            .iter()
+            .map(|b| b.integrator_steps())
+            .fold((0, 0), |(a, r), (x, y)| (a + x, r + y));
+        let c = &self.collisions.counters;
+        let n = &self.collisions.narrow;
+        BTreeMap::from([
+            ("integrator_steps", accepted),
+            ("integrator_rejected_steps", rejected),
+            ("collision_checks", c.collision_checks),
+            ("heap_events", c.heap_events),
+            ("broad_phase_pairs", c.broad_phase_pairs),
+            ("box_refreshes", c.box_refreshes),
+            ("collisions", c.collisions),
+            ("microcollisions", c.microcollisions),
+            ("narrow_part_queries", n.part_queries),
+            ("vclip_fallbacks", n.vclip_fallbacks),
+        ])
+    }
+}
+
+/// Moves a body to time `t`, checking that its state stays finite.
+pub(crate) fn advance_body(body: &mut RigidBody, t: f64) -> Result<(), SimulationError> {
+    body.advance_to(t)
+        .map_err(|error| SimulationError::Integration {
+            body: body.name().to_string(),
+            error,
+        })?;
+    if !body.state().is_finite() || !body.kinetic_energy().is_finite() {
+        return Err(SimulationError::NonFinite {
+            body: body.name().to_string(),
+            time: t,
+        });
+    }
+    Ok(())
+}
+
+/// Contact materials, looked up without touching the bodies (so the loop can move them).
+struct MaterialTable<'a> {
+    bodies: Vec<(Material, Option<String>)>,
+    pair_materials: &'a BTreeMap<(BodyId, BodyId), Material>,
+    material_pairs: &'a BTreeMap<(String, String), Material>,
+}
+
+impl MaterialTable<'_> {
+    fn between(&self, a: BodyId, b: BodyId) -> Material {
+        if let Some(m) = self.pair_materials.get(&(a.min(b), a.max(b))) {
+            return *m;
+        }
+        let (ma, na) = &self.bodies[a.0];
+        let (mb, nb) = &self.bodies[b.0];
+        if let (Some(na), Some(nb)) = (na, nb) {
+            let key = if na <= nb { (na, nb) } else { (nb, na) };
+            if let Some(m) = self.material_pairs.get(&(key.0.clone(), key.1.clone())) {
+                return *m;
+            }
+        }
+        Material {
+            friction: 0.5 * (ma.friction + mb.friction),
+            restitution: 0.5 * (ma.restitution + mb.restitution),
+        }
+    }
+}
