@@ -1,8 +1,11 @@
 //! `impulse`: run, check and inspect rigid-body scenes.
 
 mod check;
+mod framing;
 mod mass;
+mod recording;
 mod run;
+mod view;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +31,8 @@ enum Command {
     },
     /// Mass properties of a closed mesh (OBJ or STL) by Mirtich's volume integrals.
     Mass(mass::MassArgs),
+    /// Write a self-contained HTML page that plays back a run (and optionally serve it).
+    View(view::ViewArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +41,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Check { scene } => check::check(&scene),
         Command::Mass(args) => mass::mass(&args),
+        Command::View(args) => view::view(&args),
     };
     match result {
         Ok(code) => code,

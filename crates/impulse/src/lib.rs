@@ -28,6 +28,7 @@ pub mod geometry;
 pub mod integrate;
 pub mod math;
 pub mod output;
+pub mod record;
 pub mod run;
 pub mod scene;
 pub mod world;

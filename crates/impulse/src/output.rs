@@ -68,7 +68,7 @@ impl<W: Write> TrajectoryWriter<W> {
 }
 
 /// A CSV field, quoted when it contains a comma, quote or line break.
-fn csv_field(text: &str) -> String {
+pub(crate) fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
