@@ -291,7 +291,8 @@
       bodyGroups.forEach((group, b) => setPose(group, data.poses[b], i, f));
       markersShown = showEvents(now);
       $('scrub').value = String(now);
-      const digits = Math.max(3, Math.ceil(-Math.log10((tEnd - t0) / 1000 || 1)));
+      // Enough decimals to tell frames apart (as `impulse render`'s labels).
+      const digits = tEnd > 0 ? Math.min(9, Math.max(2, 3 - Math.floor(Math.log10(tEnd)))) : 3;
       $('clock').textContent =
         't = ' + now.toFixed(digits) + ' / ' + tEnd.toFixed(digits) + '  (frame ' + (i + 1) + '/' + frames + ')';
       draw();

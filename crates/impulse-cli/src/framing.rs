@@ -59,8 +59,12 @@ pub fn body_sphere(body: &BodyRecord) -> Option<(Point, f64)> {
     Some((Point::from(center), radius))
 }
 
+/// Farthest from the origin a drawable scene may reach: beyond it, camera arithmetic loses all
+/// precision (and soon overflows).
+const FARTHEST: f64 = 1e100;
+
 /// The region the run's bounded bodies occupy over every recorded frame.
-pub fn bounds(recording: &Recording) -> Bounds {
+pub fn bounds(recording: &Recording) -> Result<Bounds, String> {
     let mut lo = Vec3::repeat(f64::INFINITY);
     let mut hi = Vec3::repeat(f64::NEG_INFINITY);
     for (body, track) in recording.shapes.bodies.iter().zip(&recording.tracks) {
@@ -73,18 +77,25 @@ pub fn bounds(recording: &Recording) -> Bounds {
             hi = hi.sup(&c.add_scalar(radius));
         }
     }
-    if !lo.x.is_finite() {
+    if lo.x == f64::INFINITY {
         // Only half-spaces: look at the origin.
-        return Bounds {
+        return Ok(Bounds {
             center: Vec3::zeros(),
             radius: 1.0,
-        };
+        });
+    }
+    let reach = lo.amax().max(hi.amax());
+    if !(reach <= FARTHEST) {
+        return Err(format!(
+            "the bodies in {} reach {reach:e} length units from the origin: too far to draw",
+            recording.dir.display()
+        ));
     }
     let radius = 0.5 * (hi - lo).norm();
-    Bounds {
+    Ok(Bounds {
         center: (lo + hi) * 0.5,
         radius: if radius > 0.0 { radius } else { 1.0 },
-    }
+    })
 }
 
 /// Colours of moving bodies, in turn (Tableau 10, which stays distinguishable for most readers).

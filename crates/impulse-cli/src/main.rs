@@ -3,8 +3,12 @@
 mod check;
 mod framing;
 mod mass;
+mod plot;
+mod raster;
 mod recording;
+mod render;
 mod run;
+mod solids;
 mod view;
 
 use std::path::PathBuf;
@@ -33,6 +37,10 @@ enum Command {
     Mass(mass::MassArgs),
     /// Write a self-contained HTML page that plays back a run (and optionally serve it).
     View(view::ViewArgs),
+    /// Draw a recorded run to PNG without a browser: one time, or a contact sheet of several.
+    Render(render::RenderArgs),
+    /// Plot energy, collision rates and body speeds of a recorded run (SVG and PNG).
+    Plot(plot::PlotArgs),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +50,8 @@ fn main() -> ExitCode {
         Command::Check { scene } => check::check(&scene),
         Command::Mass(args) => mass::mass(&args),
         Command::View(args) => view::view(&args),
+        Command::Render(args) => render::render(&args),
+        Command::Plot(args) => plot::plot(&args),
     };
     match result {
         Ok(code) => code,

@@ -35,7 +35,7 @@ pub struct ViewArgs {
 
 pub fn view(args: &ViewArgs) -> Result<ExitCode, String> {
     let recording = Recording::load(&args.dir)?;
-    let html = page(&recording);
+    let html = page(&recording)?;
     let out = args
         .out
         .clone()
@@ -49,10 +49,10 @@ pub fn view(args: &ViewArgs) -> Result<ExitCode, String> {
 }
 
 /// The page for a recording.
-pub fn page(recording: &Recording) -> String {
+pub fn page(recording: &Recording) -> Result<String, String> {
     // `<` never occurs outside strings in JSON, so escaping it keeps `</script>` out of the page.
-    let data = data(recording).to_string().replace('<', "\\u003c");
-    fill(
+    let data = data(recording)?.to_string().replace('<', "\\u003c");
+    Ok(fill(
         TEMPLATE,
         &[
             ("@TITLE@", &escape_html(&recording.shapes.scene)),
@@ -61,11 +61,11 @@ pub fn page(recording: &Recording) -> String {
             ("@THREE@", THREE),
             ("@VIEWER@", VIEWER),
         ],
-    )
+    ))
 }
 
 /// The recording as the page's script reads it (see `assets/viewer.js`).
-fn data(recording: &Recording) -> Value {
+fn data(recording: &Recording) -> Result<Value, String> {
     let colors = body_colors(&recording.shapes.bodies);
     let bodies: Vec<Value> = recording
         .shapes
@@ -110,8 +110,8 @@ fn data(recording: &Recording) -> Value {
             })
             .collect::<Vec<_>>()
     });
-    let b = bounds(recording);
-    json!({
+    let b = bounds(recording)?;
+    Ok(json!({
         "scene": recording.shapes.scene,
         "status": recording.summary.status,
         "error": recording.summary.error,
@@ -122,7 +122,7 @@ fn data(recording: &Recording) -> Value {
         "times": recording.times,
         "poses": poses,
         "events": events,
-    })
+    }))
 }
 
 /// Replaces each marker, in order, by its text; markers are looked for in the template only
