@@ -85,7 +85,7 @@ pub fn bounds(recording: &Recording) -> Result<Bounds, String> {
         });
     }
     let reach = lo.amax().max(hi.amax());
-    if !(reach <= FARTHEST) {
+    if !reach.is_finite() || reach > FARTHEST {
         return Err(format!(
             "the bodies in {} reach {reach:e} length units from the origin: too far to draw",
             recording.dir.display()

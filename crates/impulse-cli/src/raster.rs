@@ -38,7 +38,7 @@ impl Camera {
     }
 
     /// View coordinates of a world point: (right, up, depth along the view direction).
-    pub fn to_view(&self, p: &Vec3) -> Vec3 {
+    pub fn view_of(&self, p: &Vec3) -> Vec3 {
         let (right, up, forward) = self.basis();
         let d = p - self.eye;
         Vec3::new(d.dot(&right), d.dot(&up), d.dot(&forward))
@@ -57,7 +57,7 @@ impl Camera {
     /// Pixel coordinates of a world point in front of the camera (`None` behind the near plane).
     #[cfg(test)]
     pub fn project(&self, p: &Vec3, width: u32, height: u32) -> Option<(f64, f64)> {
-        let v = self.to_view(p);
+        let v = self.view_of(p);
         (v.z >= self.near).then(|| self.view_to_pixel(&v, f64::from(width), f64::from(height)))
     }
 }
@@ -133,7 +133,7 @@ impl Canvas {
         if face.dot(&(self.camera.eye - a.position)) <= 0.0 {
             return;
         }
-        let view = corners.map(|v| (v, self.camera.to_view(&v.position)));
+        let view = corners.map(|v| (v, self.camera.view_of(&v.position)));
         let near = self.camera.near;
         // Clip against the near plane (Sutherland–Hodgman); attributes are affine in view space.
         let mut polygon: Vec<(Vertex, Vec3)> = Vec::with_capacity(4);

@@ -414,7 +414,7 @@ fn read_trajectory(
             ));
         }
         let q = nalgebra::Quaternion::new(v[3], v[4], v[5], v[6]);
-        if !(q.norm() > 0.5) {
+        if q.norm() <= 0.5 {
             return Err(format!(
                 "{}:{line}: the orientation ({}, {}, {}, {}) is not a unit quaternion",
                 path.display(),

@@ -30,7 +30,7 @@ pub struct RenderArgs {
     /// A run directory written by `impulse run`.
     dir: PathBuf,
     /// The time to draw [default: the end of the run].
-    #[arg(long, conflicts_with = "sheet")]
+    #[arg(long, conflicts_with = "sheet", allow_negative_numbers = true)]
     time: Option<f64>,
     /// Draw a contact sheet of N evenly spaced times, from the start to the end of the run.
     #[arg(long, value_name = "N")]
@@ -166,9 +166,14 @@ pub struct SceneView<'a> {
     recording: &'a Recording,
     bounds: Bounds,
     view: View,
-    /// Per body: its colour and its shapes (pose in the model frame, and mesh; `None` for a
-    /// half-space).
-    bodies: Vec<([f64; 3], Vec<(Pose, Option<TriMesh>)>)>,
+    bodies: Vec<Drawn>,
+}
+
+/// A body ready to draw.
+struct Drawn {
+    color: [f64; 3],
+    /// Each shape's pose in the model frame, and its mesh (`None` for a half-space).
+    shapes: Vec<(Pose, Option<TriMesh>)>,
 }
 
 fn linear(c: [u8; 3]) -> [f64; 3] {
@@ -189,7 +194,10 @@ impl<'a> SceneView<'a> {
                     .iter()
                     .map(|s| (s.pose(), tessellate(&s.geometry)))
                     .collect();
-                (linear(color), shapes)
+                Drawn {
+                    color: linear(color),
+                    shapes,
+                }
             })
             .collect();
         Ok(Self {
@@ -204,13 +212,13 @@ impl<'a> SceneView<'a> {
     pub fn frame(&self, t: f64, width: u32, height: u32) -> Result<Image, String> {
         let camera = camera(&self.bounds, self.view, width, height);
         let mut canvas = Canvas::new(width, height, SUPERSAMPLE, camera, linear(BACKGROUND));
-        for (b, (color, shapes)) in self.bodies.iter().enumerate() {
+        for (b, body) in self.bodies.iter().enumerate() {
             let body_pose = self.recording.pose_at(b, t);
-            for (shape_pose, mesh) in shapes {
+            for (shape_pose, mesh) in &body.shapes {
                 let pose = body_pose * shape_pose;
                 match mesh {
-                    Some(mesh) => draw_mesh(&mut canvas, mesh, &pose, &Paint::Solid(*color)),
-                    None => self.draw_ground(&mut canvas, &pose, *color),
+                    Some(mesh) => draw_mesh(&mut canvas, mesh, &pose, &Paint::Solid(body.color)),
+                    None => self.draw_ground(&mut canvas, &pose, body.color),
                 }
             }
         }
