@@ -217,13 +217,13 @@
       if (!markerPool[k]) {
         const group = new THREE.Group();
         const dot = new THREE.Mesh(new THREE.SphereGeometry(R / 120, 12, 8),
-          new THREE.MeshBasicMaterial({ color: 0xffe066 }));
+          new THREE.MeshBasicMaterial());
         const normal = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(),
           R / 12, 0xffffff);
         const impulse = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(),
           R / 8, 0xff4d4d);
         group.add(dot, normal, impulse);
-        group.userData = { normal, impulse };
+        group.userData = { dot, normal, impulse };
         eventLayer.add(group);
         markerPool[k] = group;
       }
@@ -239,6 +239,8 @@
           const m = marker(shown++);
           m.visible = true;
           m.position.fromArray(e.p);
+          // Collisions yellow, microcollisions cyan.
+          m.userData.dot.material.color.set(e.kind === 'collision' ? 0xffe066 : 0x66e0ff);
           m.userData.normal.setDirection(new THREE.Vector3().fromArray(e.n).normalize());
           const j = new THREE.Vector3().fromArray(e.j);
           const size = j.length();
