@@ -67,7 +67,7 @@
     scene.add(sun);
     scene.add(sun.target);
 
-    const FOV = 35; // vertical field of view, degrees (the renderer's default too)
+    const FOV = 35; // vertical field of view, degrees (as `impulse render`)
     const camera = new THREE.PerspectiveCamera(FOV, 1, R / 200, R * 200);
     camera.up.set(0, 0, 1);
     const orbit = { target: center.clone(), azimuth: 0, elevation: 0, distance: 1 };
@@ -87,7 +87,7 @@
         c * Math.cos(orbit.azimuth), c * Math.sin(orbit.azimuth), Math.sin(orbit.elevation));
       camera.position.copy(orbit.target).addScaledVector(dir, orbit.distance);
       camera.lookAt(orbit.target);
-      // The light comes from over the viewer's left shoulder.
+      // The light comes from above, beside the viewer.
       const side = new THREE.Vector3().crossVectors(dir, camera.up).normalize();
       sun.position.copy(orbit.target)
         .addScaledVector(dir, R).addScaledVector(side, R).addScaledVector(camera.up, 2 * R);

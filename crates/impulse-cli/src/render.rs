@@ -45,7 +45,7 @@ pub struct RenderArgs {
     #[arg(long, default_value_t = 540)]
     height: u32,
     /// Frames per row of a contact sheet [default: about the square root of N].
-    #[arg(long)]
+    #[arg(long, requires = "sheet")]
     columns: Option<u32>,
     /// Direction of the camera from the scene's centre, degrees about +z from +x.
     #[arg(long, default_value_t = -60.0, allow_negative_numbers = true)]

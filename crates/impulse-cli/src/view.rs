@@ -28,7 +28,8 @@ pub struct ViewArgs {
     /// The page to write [default: DIR/view.html].
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Also serve the page at http://127.0.0.1:PORT/ until interrupted (port 0: any free port).
+    /// Also serve the page at http://127.0.0.1:PORT/ until interrupted (PORT 8000 if not
+    /// given; 0 for any free port).
     #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = "8000")]
     serve: Option<u16>,
 }
