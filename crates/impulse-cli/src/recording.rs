@@ -444,7 +444,7 @@ fn read_trajectory(
 }
 
 fn read_events(path: &Path, shapes: &ShapesFile) -> Result<Vec<Event>, String> {
-    let text = read_text(path, "")?;
+    let text = read_text(path, "`impulse run` writes it when the run starts")?;
     let rows = csv_rows(path, &text, EVENTS_HEADER, 13)?;
     let body = |line: usize, name: &str| {
         shapes
