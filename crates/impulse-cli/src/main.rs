@@ -1,8 +1,15 @@
 //! `impulse`: run, check and inspect rigid-body scenes.
 
 mod check;
+mod framing;
 mod mass;
+mod plot;
+mod raster;
+mod recording;
+mod render;
 mod run;
+mod solids;
+mod view;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +35,12 @@ enum Command {
     },
     /// Mass properties of a closed mesh (OBJ or STL) by Mirtich's volume integrals.
     Mass(mass::MassArgs),
+    /// Write a self-contained HTML page that plays back a run (and optionally serve it).
+    View(view::ViewArgs),
+    /// Draw a recorded run to PNG without a browser: one time, or a contact sheet of several.
+    Render(render::RenderArgs),
+    /// Plot energy, collision rates and body speeds of a recorded run (SVG and PNG).
+    Plot(plot::PlotArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +49,9 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Check { scene } => check::check(&scene),
         Command::Mass(args) => mass::mass(&args),
+        Command::View(args) => view::view(&args),
+        Command::Render(args) => render::render(&args),
+        Command::Plot(args) => plot::plot(&args),
     };
     match result {
         Ok(code) => code,

@@ -2,13 +2,14 @@
 
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 use impulse::output::TrajectoryWriter;
-use impulse::run::{RunOptions, run_scene};
-use impulse::scene::{self, SceneError};
+use impulse::record::{EventWriter, ShapesFile};
+use impulse::run::{Recorders, RunOptions, run_scene};
+use impulse::scene::{self, Scene, SceneError};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Args)]
@@ -78,6 +79,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("cannot create {}: {e}", trajectory_path.display()))?;
     let io_error = |e: std::io::Error| format!("writing {}: {e}", trajectory_path.display());
     let mut trajectory = TrajectoryWriter::new(BufWriter::new(file)).map_err(io_error)?;
+    let mut events = write_records(&out, &scene)?;
 
     let bar = if args.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
@@ -95,8 +97,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         bar.set_position((t / total * 1000.0) as u64);
         bar.set_message(format!("t = {t:.3} / {total}"));
     };
-    let outcome =
-        run_scene(&mut scene, &options, &mut trajectory, &mut progress).map_err(io_error)?;
+    let mut records = Recorders {
+        trajectory: &mut trajectory,
+        events: &mut events,
+    };
+    let outcome = run_scene(&mut scene, &options, &mut records, &mut progress)
+        .map_err(|e| format!("writing the run's records in {}: {e}", out.display()))?;
     bar.finish_and_clear();
 
     let summary = &outcome.summary;
@@ -135,9 +141,10 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             .collect();
         println!("counters   {}", counters.join(", "));
         println!(
-            "output     {} and {}",
+            "output     {} and {} (view with `impulse view {}`)",
             summary_path.display(),
-            trajectory_path.display()
+            trajectory_path.display(),
+            out.display()
         );
     }
     match outcome.error {
@@ -148,4 +155,19 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             out.display()
         )),
     }
+}
+
+/// Writes `shapes.json` and starts `events.csv` (see `impulse::record`).
+fn write_records(out: &Path, scene: &Scene) -> Result<EventWriter<BufWriter<File>>, String> {
+    let shapes_path = out.join("shapes.json");
+    let shapes = ShapesFile::of_world(&scene.name, &scene.world);
+    let json =
+        serde_json::to_string(&shapes).map_err(|e| format!("cannot format the shapes: {e}"))?;
+    std::fs::write(&shapes_path, json + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", shapes_path.display()))?;
+    let events_path = out.join("events.csv");
+    let file = File::create(&events_path)
+        .map_err(|e| format!("cannot create {}: {e}", events_path.display()))?;
+    EventWriter::new(BufWriter::new(file), &scene.world)
+        .map_err(|e| format!("writing {}: {e}", events_path.display()))
 }

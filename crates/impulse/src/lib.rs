@@ -19,9 +19,11 @@
 //! ```
 //!
 //! Layers, from the bottom: [`math`] and [`integrate`]; [`geometry`] (shapes, meshes, mass
-//! properties); [`dynamics`] (bodies and their free motion); [`world`] (the simulation loop);
-//! [`scene`] (files → worlds); [`run`] and [`output`] (running and recording). See
-//! `docs/ARCHITECTURE.md` for how one step flows through them.
+//! properties); [`dynamics`] (bodies and their free motion); [`collision`] (closest features,
+//! broad phases, time-of-impact bounds, the heap); [`response`] (frictional collisions and
+//! microcollisions); [`world`] (the simulation loop); [`scene`] (files → worlds); [`run`],
+//! [`output`] and [`record`] (running and recording). See `docs/ARCHITECTURE.md` for how one
+//! step flows through them.
 
 pub mod collision;
 pub mod dynamics;
@@ -29,6 +31,7 @@ pub mod geometry;
 pub mod integrate;
 pub mod math;
 pub mod output;
+pub mod record;
 pub mod response;
 pub mod run;
 pub mod scene;

@@ -68,7 +68,7 @@ impl<W: Write> TrajectoryWriter<W> {
 }
 
 /// A CSV field, quoted when it contains a comma, quote or line break.
-fn csv_field(text: &str) -> String {
+pub(crate) fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
@@ -144,6 +144,8 @@ pub struct Summary {
     pub energy: EnergySummary,
     /// Event and work counters.
     pub counters: std::collections::BTreeMap<String, u64>,
+    /// Deepest interpenetration of any two bodies seen during the run.
+    pub max_penetration: f64,
     /// Final state of every body.
     pub bodies: Vec<BodySummary>,
 }

@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use std::time::Instant;
 
 use crate::output::{EnergySummary, Summary, TrajectoryWriter, body_summaries};
+use crate::record::EventWriter;
 use crate::scene::Scene;
 use crate::world::{SimulationError, World};
 
@@ -45,29 +46,44 @@ pub struct RunOutcome {
     pub error: Option<SimulationError>,
 }
 
-/// Runs `world` for `options.duration`, writing every frame to `trajectory` and calling
-/// `progress(t)` after each. A simulation error stops the run but still returns a summary (and
-/// the trajectory holds every frame before the error); only output failures are `Err`.
-pub fn run<W: Write>(
+/// Where a run's records go: the trajectory and the collision events.
+pub struct Recorders<'a, W: Write, E: Write> {
+    /// One row per body per frame.
+    pub trajectory: &'a mut TrajectoryWriter<W>,
+    /// One row per collision impulse.
+    pub events: &'a mut EventWriter<E>,
+}
+
+/// Runs `world` for `options.duration`, writing every frame and every collision event, and
+/// calling `progress(t)` after each frame. A simulation error stops the run but still returns
+/// a summary (and the records hold everything before the error); only output failures are
+/// `Err`.
+pub fn run<W: Write, E: Write>(
     scene_name: &str,
     scene_file: &str,
     world: &mut World,
     options: &RunOptions,
-    trajectory: &mut TrajectoryWriter<W>,
+    records: &mut Recorders<'_, W, E>,
     progress: &mut dyn FnMut(f64),
 ) -> io::Result<RunOutcome> {
     let started = Instant::now();
     let initial_energy = world.energy();
     let mut error = None;
     for t in frame_times(options) {
-        if let Err(e) = world.advance_to(t) {
+        let advanced = world.advance_to(t);
+        for event in world.take_events() {
+            records.events.write(&event)?;
+        }
+        if let Err(e) = advanced {
             error = Some(e);
             break;
         }
-        trajectory.write_frame(world)?;
+        records.trajectory.write_frame(world)?;
         progress(t);
     }
-    trajectory.flush()?;
+    records.trajectory.flush()?;
+    records.events.flush()?;
+    let trajectory = &records.trajectory;
     let mut counters: std::collections::BTreeMap<String, u64> = world
         .counters()
         .into_iter()
@@ -88,16 +104,17 @@ pub fn run<W: Write>(
         wall_time_s: started.elapsed().as_secs_f64(),
         energy: EnergySummary::new(initial_energy, world.energy()),
         counters,
+        max_penetration: world.max_penetration(),
         bodies: body_summaries(world),
     };
     Ok(RunOutcome { summary, error })
 }
 
-/// Runs a loaded scene with its own duration and frame rate.
-pub fn run_scene<W: Write>(
+/// Runs a loaded scene.
+pub fn run_scene<W: Write, E: Write>(
     scene: &mut Scene,
     options: &RunOptions,
-    trajectory: &mut TrajectoryWriter<W>,
+    records: &mut Recorders<'_, W, E>,
     progress: &mut dyn FnMut(f64),
 ) -> io::Result<RunOutcome> {
     let file = scene.path.display().to_string();
@@ -106,7 +123,7 @@ pub fn run_scene<W: Write>(
         &file,
         &mut scene.world,
         options,
-        trajectory,
+        records,
         progress,
     )
 }

@@ -1,0 +1,151 @@
+//! What the viewer page and the renderer agree on: where the scene is (the region every bounded
+//! body passes through during the run), and which colour each body gets.
+
+use impulse::math::{Point, Vec3};
+use impulse::record::{BodyRecord, Geometry, ShapeRecord};
+
+use crate::recording::Recording;
+
+/// A sphere around everything that moves (or stands) in the run; half-spaces excluded.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    /// Centre of the box around every bounded body over the whole run.
+    pub center: Vec3,
+    /// Half the diagonal of that box (at least a small positive length).
+    pub radius: f64,
+}
+
+/// Distance from the shape frame's origin to the farthest point of the shape (`None` for the
+/// half-space).
+pub fn shape_radius(geometry: &Geometry) -> Option<f64> {
+    let farthest = |vertices: &[[f64; 3]]| {
+        vertices
+            .iter()
+            .map(|v| Vec3::from(*v).norm())
+            .fold(0.0, f64::max)
+    };
+    Some(match geometry {
+        Geometry::Sphere { radius } => *radius,
+        Geometry::Box { size } => 0.5 * Vec3::from(*size).norm(),
+        Geometry::Cylinder { radius, height } => radius.hypot(0.5 * height),
+        Geometry::Capsule { radius, length } => radius + 0.5 * length,
+        Geometry::Ellipsoid { radii } => radii.iter().copied().fold(0.0, f64::max),
+        Geometry::Convex { vertices, .. } | Geometry::Mesh { vertices, .. } => farthest(vertices),
+        Geometry::Halfspace => return None,
+    })
+}
+
+/// A sphere (model frame) around a body's bounded shapes, or `None` if it has none.
+pub fn body_sphere(body: &BodyRecord) -> Option<(Point, f64)> {
+    let spheres: Vec<(Vec3, f64)> = body
+        .shapes
+        .iter()
+        .filter_map(|s: &ShapeRecord| Some((Vec3::from(s.position), shape_radius(&s.geometry)?)))
+        .collect();
+    if spheres.is_empty() {
+        return None;
+    }
+    let mut lo = Vec3::repeat(f64::INFINITY);
+    let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+    for (c, r) in &spheres {
+        lo = lo.inf(&c.add_scalar(-r));
+        hi = hi.sup(&c.add_scalar(*r));
+    }
+    let center = (lo + hi) * 0.5;
+    let radius = spheres
+        .iter()
+        .map(|(c, r)| (c - center).norm() + r)
+        .fold(0.0, f64::max);
+    Some((Point::from(center), radius))
+}
+
+/// Farthest from the origin a drawable scene may reach: beyond it, camera arithmetic loses all
+/// precision (and soon overflows).
+const FARTHEST: f64 = 1e100;
+
+/// The region the run's bounded bodies occupy over every recorded frame.
+pub fn bounds(recording: &Recording) -> Result<Bounds, String> {
+    let mut lo = Vec3::repeat(f64::INFINITY);
+    let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+    for (body, track) in recording.shapes.bodies.iter().zip(&recording.tracks) {
+        let Some((center, radius)) = body_sphere(body) else {
+            continue;
+        };
+        for sample in track {
+            let c = sample.position + sample.orientation * center.coords;
+            lo = lo.inf(&c.add_scalar(-radius));
+            hi = hi.sup(&c.add_scalar(radius));
+        }
+    }
+    if lo.x == f64::INFINITY {
+        // Only half-spaces: look at the origin.
+        return Ok(Bounds {
+            center: Vec3::zeros(),
+            radius: 1.0,
+        });
+    }
+    let reach = lo.amax().max(hi.amax());
+    if !reach.is_finite() || reach > FARTHEST {
+        return Err(format!(
+            "the bodies in {} reach {reach:e} length units from the origin: too far to draw",
+            recording.dir.display()
+        ));
+    }
+    let radius = 0.5 * (hi - lo).norm();
+    Ok(Bounds {
+        center: (lo + hi) * 0.5,
+        radius: if radius > 0.0 { radius } else { 1.0 },
+    })
+}
+
+/// Colours of moving bodies, in turn (Tableau 10, which stays distinguishable for most readers).
+const PALETTE: [[u8; 3]; 8] = [
+    [78, 121, 167],
+    [242, 142, 43],
+    [225, 87, 89],
+    [118, 183, 178],
+    [89, 161, 79],
+    [237, 201, 72],
+    [176, 122, 161],
+    [156, 117, 95],
+];
+
+/// Grey for fixed bodies (the ground, walls).
+const FIXED: [u8; 3] = [170, 170, 170];
+
+/// The colour of each body: fixed bodies grey, the others from the palette in order.
+pub fn body_colors(bodies: &[BodyRecord]) -> Vec<[u8; 3]> {
+    let mut next = 0;
+    bodies
+        .iter()
+        .map(|b| {
+            if b.motion == "fixed" {
+                FIXED
+            } else {
+                next += 1;
+                PALETTE[(next - 1) % PALETTE.len()]
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_radii_are_the_farthest_points() {
+        // Hand-computed: a 2 × 4 × 4 box reaches √(1 + 4 + 4) = 3 from its centre; a cylinder of
+        // radius 3 and height 8 reaches √(3² + 4²) = 5 at its rim.
+        let b = Geometry::Box {
+            size: [2.0, 4.0, 4.0],
+        };
+        assert_eq!(shape_radius(&b), Some(3.0));
+        let c = Geometry::Cylinder {
+            radius: 3.0,
+            height: 8.0,
+        };
+        assert_eq!(shape_radius(&c), Some(5.0));
+        assert_eq!(shape_radius(&Geometry::Halfspace), None);
+    }
+}

@@ -1,0 +1,232 @@
+//! `impulse view DIR`: one self-contained HTML page that plays back a recorded run.
+//!
+//! The page inlines everything it needs — three.js (`assets/vendor/three`), the viewer's script
+//! and style (`assets/viewer.*`) and the recording as JSON — so it works offline, straight from
+//! the file. `--serve` also serves it on localhost.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use crate::framing::{body_colors, bounds};
+use crate::recording::Recording;
+
+const TEMPLATE: &str = include_str!("../assets/viewer.html");
+const STYLE: &str = include_str!("../assets/viewer.css");
+const VIEWER: &str = include_str!("../assets/viewer.js");
+const THREE: &str = include_str!("../assets/vendor/three/three.min.js");
+
+#[derive(Args)]
+pub struct ViewArgs {
+    /// A run directory written by `impulse run`.
+    dir: PathBuf,
+    /// The page to write [default: DIR/view.html].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Also serve the page at http://127.0.0.1:PORT/ until interrupted (PORT 8000 if not
+    /// given; 0 for any free port).
+    #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = "8000")]
+    serve: Option<u16>,
+}
+
+pub fn view(args: &ViewArgs) -> Result<ExitCode, String> {
+    let recording = Recording::load(&args.dir)?;
+    let html = page(&recording)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.dir.join("view.html"));
+    std::fs::write(&out, &html).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    println!("wrote {} (open it in a browser)", out.display());
+    if let Some(port) = args.serve {
+        serve(&html, port)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The page for a recording.
+pub fn page(recording: &Recording) -> Result<String, String> {
+    // `<` never occurs outside strings in JSON, so escaping it keeps `</script>` out of the page.
+    let data = data(recording)?.to_string().replace('<', "\\u003c");
+    Ok(fill(
+        TEMPLATE,
+        &[
+            ("@TITLE@", &escape_html(&recording.shapes.scene)),
+            ("@STYLE@", STYLE),
+            ("@DATA@", &data),
+            ("@THREE@", THREE),
+            ("@VIEWER@", VIEWER),
+        ],
+    ))
+}
+
+/// The recording as the page's script reads it (see `assets/viewer.js`).
+fn data(recording: &Recording) -> Result<Value, String> {
+    let colors = body_colors(&recording.shapes.bodies);
+    let bodies: Vec<Value> = recording
+        .shapes
+        .bodies
+        .iter()
+        .zip(&colors)
+        .map(|(body, [r, g, b])| {
+            json!({
+                "name": body.name,
+                "motion": body.motion,
+                "color": format!("#{r:02x}{g:02x}{b:02x}"),
+                "shapes": body.shapes,
+            })
+        })
+        .collect();
+    let poses: Vec<Vec<f64>> = recording
+        .tracks
+        .iter()
+        .map(|track| {
+            track
+                .iter()
+                .flat_map(|s| {
+                    let q = s.orientation.quaternion();
+                    [s.position.x, s.position.y, s.position.z, q.w, q.i, q.j, q.k]
+                })
+                .collect()
+        })
+        .collect();
+    let events = recording.events.as_ref().map(|events| {
+        events
+            .iter()
+            .map(|e| {
+                json!({
+                    "t": e.time,
+                    "kind": e.kind.name(),
+                    "a": e.body_a,
+                    "b": e.body_b,
+                    "p": [e.point.x, e.point.y, e.point.z],
+                    "n": [e.normal.x, e.normal.y, e.normal.z],
+                    "j": [e.impulse.x, e.impulse.y, e.impulse.z],
+                })
+            })
+            .collect::<Vec<_>>()
+    });
+    let b = bounds(recording)?;
+    Ok(json!({
+        "scene": recording.shapes.scene,
+        "status": recording.summary.status,
+        "error": recording.summary.error,
+        "sim_time": recording.summary.sim_time,
+        "duration": recording.summary.duration,
+        "bounds": { "center": [b.center.x, b.center.y, b.center.z], "radius": b.radius },
+        "bodies": bodies,
+        "times": recording.times,
+        "poses": poses,
+        "events": events,
+    }))
+}
+
+/// Replaces each marker, in order, by its text; markers are looked for in the template only
+/// (never in text already inserted).
+fn fill(template: &str, parts: &[(&str, &str)]) -> String {
+    let size = template.len() + parts.iter().map(|(_, text)| text.len()).sum::<usize>();
+    let mut out = String::with_capacity(size);
+    let mut rest = template;
+    for (marker, text) in parts {
+        match rest.find(marker) {
+            Some(at) => {
+                out.push_str(&rest[..at]);
+                out.push_str(text);
+                rest = &rest[at + marker.len()..];
+            }
+            None => unreachable!("the page template has every marker, in order: {marker}"),
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Serves `html` at `/` on 127.0.0.1 until the process is stopped.
+fn serve(html: &str, port: u16) -> Result<(), String> {
+    let listener = TcpListener::bind(("127.0.0.1", port))
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let address = listener
+        .local_addr()
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    println!("serving http://{address}/ (press Ctrl-C to stop)");
+    let _ = std::io::stdout().flush();
+    for stream in listener.incoming() {
+        // One bad connection must not stop the server.
+        if let Ok(stream) = stream
+            && let Err(e) = respond(stream, html)
+        {
+            eprintln!("warning: a request failed: {e}");
+        }
+    }
+    Ok(())
+}
+
+fn respond(mut stream: TcpStream, html: &str) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut request = String::new();
+    reader.read_line(&mut request)?;
+    // Skip the headers.
+    let mut line = String::new();
+    while reader.read_line(&mut line)? > 2 {
+        line.clear();
+    }
+    let mut words = request.split_whitespace();
+    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+    let (status, body) = match (method, path) {
+        ("GET" | "HEAD", "/" | "/index.html" | "/view.html") => ("200 OK", html),
+        ("GET" | "HEAD", _) => ("404 Not Found", "not found\n"),
+        _ => ("405 Method Not Allowed", "only GET\n"),
+    };
+    let kind = if status.starts_with("200") {
+        "text/html; charset=utf-8"
+    } else {
+        "text/plain; charset=utf-8"
+    };
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
+         Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    if method != "HEAD" {
+        stream.write_all(body.as_bytes())?;
+    }
+    stream.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_are_filled_once_and_only_in_the_template() {
+        let out = fill("a @X@ b @Y@ c", &[("@X@", "@Y@"), ("@Y@", "y")]);
+        assert_eq!(out, "a @Y@ b y c");
+    }
+
+    #[test]
+    fn inlined_scripts_cannot_close_their_script_element() {
+        for (name, text) in [("three.min.js", THREE), ("viewer.js", VIEWER)] {
+            assert!(
+                !text.to_ascii_lowercase().contains("</script"),
+                "{name} contains `</script`"
+            );
+        }
+        for marker in ["@TITLE@", "@STYLE@", "@DATA@", "@THREE@", "@VIEWER@"] {
+            assert_eq!(TEMPLATE.matches(marker).count(), 1, "{marker}");
+        }
+    }
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Regenerates the pictures in this folder from the shipped scenes (runs and renders are
+# deterministic, so the files come out the same).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+impulse() { cargo run --quiet -p impulse-cli -- "$@"; }
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+
+impulse run scenes/free/dzhanibekov.toml --out "$out/dzhanibekov" --quiet
+impulse render "$out/dzhanibekov" --time 4 --zoom 1.6 --out docs/images/dzhanibekov.png
+
+impulse run scenes/free/tossed_parts.toml --out "$out/tossed_parts" --quiet
+impulse plot "$out/tossed_parts" --out "$out/plots"
+cp "$out/plots/energy.png" docs/images/tossed_parts-energy.png
