@@ -7,7 +7,9 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
-use crate::output::{EnergySummary, Summary, TrajectoryWriter, body_summaries};
+use crate::output::{
+    EnergySummary, Summary, TrajectoryWriter, body_summaries, multibody_summaries,
+};
 use crate::scene::Scene;
 use crate::world::{SimulationError, World};
 
@@ -89,6 +91,7 @@ pub fn run<W: Write>(
         energy: EnergySummary::new(initial_energy, world.energy()),
         counters,
         bodies: body_summaries(world),
+        multibodies: multibody_summaries(world),
     };
     Ok(RunOutcome { summary, error })
 }

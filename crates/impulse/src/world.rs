@@ -12,6 +12,7 @@ use std::fmt;
 use crate::dynamics::{BodyDesc, BodyError, BodyId, Material, RigidBody};
 use crate::integrate::{IntegrationError, Tolerance};
 use crate::math::Vec3;
+use crate::multibody::{BodyLookup, BuildError, Multibody, MultibodyDesc, MultibodyError, MultibodyId};
 
 /// World-wide settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,6 +66,11 @@ pub enum SimulationError {
     },
     /// `advance_to` was asked to go back in time.
     TimeReversal { now: f64, requested: f64 },
+    /// A multibody could not go on (names the joint and the time).
+    Multibody {
+        multibody: String,
+        error: MultibodyError,
+    },
 }
 
 impl fmt::Display for SimulationError {
@@ -79,6 +85,7 @@ impl fmt::Display for SimulationError {
                 f,
                 "cannot advance to t = {requested}: the world is already at t = {now}"
             ),
+            Self::Multibody { multibody, error } => write!(f, "multibody `{multibody}`, {error}"),
         }
     }
 }
@@ -105,6 +112,26 @@ impl fmt::Display for AddBodyError {
 
 impl std::error::Error for AddBodyError {}
 
+/// Why a multibody could not be added.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AddMultibodyError {
+    /// Another multibody has the same name.
+    DuplicateName(String),
+    /// The description is invalid.
+    Build { name: String, error: BuildError },
+}
+
+impl fmt::Display for AddMultibodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DuplicateName(name) => write!(f, "a multibody named `{name}` already exists"),
+            Self::Build { name, error } => write!(f, "multibody `{name}`: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for AddMultibodyError {}
+
 /// A rigid-body world.
 #[derive(Clone, Debug)]
 pub struct World {
@@ -116,6 +143,8 @@ pub struct World {
     pair_materials: BTreeMap<(BodyId, BodyId), Material>,
     /// Friction and restitution for pairs of named materials (ordered names).
     material_pairs: BTreeMap<(String, String), Material>,
+    /// Articulated multibodies (advanced after the free bodies; see `advance_multibodies`).
+    multibodies: Vec<Multibody>,
 }
 
 impl World {
@@ -128,6 +157,7 @@ impl World {
             names: HashMap::new(),
             pair_materials: BTreeMap::new(),
             material_pairs: BTreeMap::new(),
+            multibodies: Vec::new(),
         }
     }
 
@@ -176,6 +206,69 @@ impl World {
     /// The body with this name.
     pub fn body_id(&self, name: &str) -> Option<BodyId> {
         self.names.get(name).copied()
+    }
+
+    /// Adds a multibody whose description gives its state at the current time. Its root
+    /// joints may hang from the world or from fixed bodies of this world.
+    pub fn add_multibody(&mut self, desc: MultibodyDesc) -> Result<MultibodyId, AddMultibodyError> {
+        if self.multibodies.iter().any(|m| m.name() == desc.name) {
+            return Err(AddMultibodyError::DuplicateName(desc.name));
+        }
+        let name = desc.name.clone();
+        let lookup = |body: &str| match self.body_id(body) {
+            None => BodyLookup::Missing,
+            Some(id) if matches!(self.body(id).motion(), crate::MotionType::Fixed) => {
+                BodyLookup::Fixed
+            }
+            Some(_) => BodyLookup::Moving,
+        };
+        let multibody = Multibody::new(
+            desc,
+            self.time,
+            self.settings.gravity,
+            self.settings.integrator,
+            &lookup,
+        )
+        .map_err(|error| AddMultibodyError::Build { name, error })?;
+        self.multibodies.push(multibody);
+        Ok(MultibodyId(self.multibodies.len() - 1))
+    }
+
+    /// All multibodies, indexed by [`MultibodyId`].
+    pub fn multibodies(&self) -> &[Multibody] {
+        &self.multibodies
+    }
+
+    /// One multibody.
+    pub fn multibody(&self, id: MultibodyId) -> &Multibody {
+        &self.multibodies[id.0]
+    }
+
+    /// One multibody, to apply impulses or change its state (see [`Multibody::restart`]).
+    pub fn multibody_mut(&mut self, id: MultibodyId) -> &mut Multibody {
+        &mut self.multibodies[id.0]
+    }
+
+    /// The multibody with this name.
+    pub fn multibody_id(&self, name: &str) -> Option<MultibodyId> {
+        self.multibodies
+            .iter()
+            .position(|m| m.name() == name)
+            .map(MultibodyId)
+    }
+
+    /// Moves every multibody to time `t`; each runs its own controllers on the way. This is the
+    /// multibody hook of the simulation loop: with collisions, call it up to each event time.
+    pub fn advance_multibodies(&mut self, t: f64) -> Result<(), SimulationError> {
+        for multibody in &mut self.multibodies {
+            multibody
+                .advance_to(t)
+                .map_err(|error| SimulationError::Multibody {
+                    multibody: multibody.name().to_string(),
+                    error,
+                })?;
+        }
+        Ok(())
     }
 
     /// Sets the material of contacts between two particular bodies.
@@ -234,6 +327,7 @@ impl World {
                 });
             }
         }
+        self.advance_multibodies(t)?;
         self.time = t;
         Ok(())
     }
@@ -241,13 +335,16 @@ impl World {
     /// Energy of the dynamic bodies.
     pub fn energy(&self) -> Energy {
         let gravity = self.settings.gravity;
+        let multibodies = &self.multibodies;
         Energy {
-            kinetic: self.bodies.iter().map(|b| b.kinetic_energy()).sum(),
+            kinetic: self.bodies.iter().map(|b| b.kinetic_energy()).sum::<f64>()
+                + multibodies.iter().map(|m| m.kinetic_energy()).sum::<f64>(),
             potential: self
                 .bodies
                 .iter()
                 .map(|b| b.potential_energy(&gravity))
-                .sum(),
+                .sum::<f64>()
+                + multibodies.iter().map(|m| m.potential_energy()).sum::<f64>(),
         }
     }
 
@@ -258,9 +355,19 @@ impl World {
             .iter()
             .map(|b| b.integrator_steps())
             .fold((0, 0), |(a, r), (x, y)| (a + x, r + y));
-        BTreeMap::from([
+        let mut counters = BTreeMap::from([
             ("integrator_steps", accepted),
             ("integrator_rejected_steps", rejected),
-        ])
+        ]);
+        if !self.multibodies.is_empty() {
+            let sum = |k: fn((u64, u64, u64, u64)) -> u64| -> u64 {
+                self.multibodies.iter().map(|m| k(m.counters())).sum()
+            };
+            counters.insert("multibody_integrator_steps", sum(|c| c.0));
+            counters.insert("multibody_integrator_rejected_steps", sum(|c| c.1));
+            counters.insert("controller_updates", sum(|c| c.2));
+            counters.insert("multibody_impulses", sum(|c| c.3));
+        }
+        counters
     }
 }

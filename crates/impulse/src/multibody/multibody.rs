@@ -203,7 +203,7 @@ impl Multibody {
 
     /// Mutable access to the tree (to change passive elements between runs).
     pub fn tree_mut(&mut self) -> &mut Tree {
-        self.flight = None;
+        self.end_flight();
         &mut self.tree
     }
 
@@ -327,8 +327,17 @@ impl Multibody {
     /// Ends the current flight: the next advance integrates from the current state. Call after
     /// changing the state from outside.
     pub fn restart(&mut self) {
-        self.flight = None;
+        self.end_flight();
         self.refresh();
+    }
+
+    /// Drops the current flight, keeping its step counts.
+    fn end_flight(&mut self) {
+        if let Some(flight) = self.flight.take() {
+            let (a, r) = flight.step_counts();
+            self.steps.0 += a;
+            self.steps.1 += r;
+        }
     }
 
     /// Kinetic energy.
@@ -425,11 +434,8 @@ impl Multibody {
         };
         let result = flight.advance_past(&system, t);
         if let Err(error) = result {
-            let (a, r) = flight.step_counts();
-            self.steps.0 += a;
-            self.steps.1 += r;
             let state = flight.state().to_vec();
-            self.flight = None;
+            self.end_flight();
             let nq = self.tree.nq();
             self.q.copy_from_slice(&state[..nq]);
             self.v.copy_from_slice(&state[nq..]);
