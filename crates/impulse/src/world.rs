@@ -12,7 +12,9 @@ use std::fmt;
 use crate::dynamics::{BodyDesc, BodyError, BodyId, Material, RigidBody};
 use crate::integrate::{IntegrationError, Tolerance};
 use crate::math::Vec3;
-use crate::multibody::{BodyLookup, BuildError, Multibody, MultibodyDesc, MultibodyError, MultibodyId};
+use crate::multibody::{
+    BodyLookup, BuildError, Multibody, MultibodyDesc, MultibodyError, MultibodyId,
+};
 
 /// World-wide settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -344,7 +346,10 @@ impl World {
                 .iter()
                 .map(|b| b.potential_energy(&gravity))
                 .sum::<f64>()
-                + multibodies.iter().map(|m| m.potential_energy()).sum::<f64>(),
+                + multibodies
+                    .iter()
+                    .map(|m| m.potential_energy())
+                    .sum::<f64>(),
         }
     }
 

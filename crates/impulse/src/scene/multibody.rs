@@ -91,7 +91,9 @@ fn kind_from_name(name: &str, t: &Table<'_, '_>) -> Option<JointKind> {
                 .and_then(|v| {
                     let p = v.number()?;
                     if p == 0.0 {
-                        v.error("a screw with zero pitch is a revolute joint: use type = \"revolute\"");
+                        v.error(
+                            "a screw with zero pitch is a revolute joint: use type = \"revolute\"",
+                        );
                         None
                     } else {
                         Some(p)
@@ -131,7 +133,9 @@ fn per_coordinate(value: &Value<'_, '_>, n: usize) -> Option<Vec<f64>> {
     } else if n == 1 {
         value.number().map(|v| vec![v])
     } else {
-        value.error(format!("expected an array of {n} numbers, one per coordinate"));
+        value.error(format!(
+            "expected an array of {n} numbers, one per coordinate"
+        ));
         None
     }
 }
@@ -179,8 +183,8 @@ impl<'c, 's> SceneReader<'c, 's> {
                     Some(n)
                 })
                 .unwrap_or_default();
-            let links = self.read_links(table, materials, default_material);
-            let (joints, info) = self.read_joints(table, &links, world);
+            let (links, link_names) = self.read_links(table, materials, default_material);
+            let (joints, info) = self.read_joints(table, &links, &link_names, world);
             let controllers = self.read_controllers(table, &name, &links, &joints, &info);
             if self.ctx.error_count() > errors_before {
                 continue;
@@ -211,18 +215,20 @@ impl<'c, 's> SceneReader<'c, 's> {
         table: &Table<'c, 's>,
         materials: &BTreeMap<String, Material>,
         default_material: Material,
-    ) -> Vec<BodyDesc> {
+    ) -> (Vec<BodyDesc>, Vec<String>) {
         let Some(tables) = table
             .required("links", "an array of [[multibodies.links]] tables")
             .and_then(|_| table.array_of_tables("links"))
         else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         if tables.is_empty() {
             table.error("a multibody needs at least one link");
         }
         let mut seen: HashMap<String, usize> = HashMap::new();
         let mut out = Vec::new();
+        // Every link name, including links with errors, so joints naming them do not cascade.
+        let mut all_names = Vec::new();
         for t in &tables {
             let name = t.required("name", "a string").and_then(|v| {
                 let n = v.string()?.to_string();
@@ -238,6 +244,7 @@ impl<'c, 's> SceneReader<'c, 's> {
                 } else {
                     seen.insert(n.clone(), line);
                 }
+                all_names.push(n.clone());
                 Some(n)
             });
             for key in ["motion", "kinematic", "velocity", "angular_velocity"] {
@@ -256,24 +263,29 @@ impl<'c, 's> SceneReader<'c, 's> {
                 out.push(desc);
             }
         }
-        out
+        (out, all_names)
     }
 
     fn read_joints(
         &self,
         table: &Table<'c, 's>,
         links: &[BodyDesc],
+        all_links: &[String],
         world: &World,
     ) -> (Vec<JointDesc>, HashMap<String, JointInfo>) {
+        let errors_before = self.ctx.error_count();
         let mut joints = Vec::new();
         let mut info = HashMap::new();
         let Some(tables) = table
-            .required("joints", "an array of [[multibodies.joints]] tables, one per link")
+            .required(
+                "joints",
+                "an array of [[multibodies.joints]] tables, one per link",
+            )
             .and_then(|_| table.array_of_tables("joints"))
         else {
             return (joints, info);
         };
-        let link_names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+        let link_names: Vec<&str> = all_links.iter().map(String::as_str).collect();
         let mut children: HashMap<String, String> = HashMap::new();
         for t in &tables {
             let Some(kind_name) = t
@@ -285,7 +297,13 @@ impl<'c, 's> SceneReader<'c, 's> {
             let extra: &[&str] = match kind_name {
                 "helical" | "screw" => &["pitch"],
                 "floating" => &["velocity", "angular_velocity"],
-                "spherical" => &["anchor", "initial_position", "angular_velocity", "stiffness", "damping"],
+                "spherical" => &[
+                    "anchor",
+                    "initial_position",
+                    "angular_velocity",
+                    "stiffness",
+                    "damping",
+                ],
                 "fixed" => &["anchor"],
                 _ => &[],
             };
@@ -333,7 +351,9 @@ impl<'c, 's> SceneReader<'c, 's> {
                 Some(v) => match v.string() {
                     Some(p) if p == WORLD || link_names.contains(&p) => p.to_string(),
                     Some(p) => match world.body_id(p) {
-                        Some(id) if matches!(world.body(id).motion(), MotionType::Fixed) => p.to_string(),
+                        Some(id) if matches!(world.body(id).motion(), MotionType::Fixed) => {
+                            p.to_string()
+                        }
                         Some(_) => {
                             v.error(format!(
                                 "body `{p}` moves; a multibody can hang only from \"world\", a fixed body, or one of its own links"
@@ -362,7 +382,10 @@ impl<'c, 's> SceneReader<'c, 's> {
                 .get("anchor")
                 .and_then(|v| v.vec3())
                 .unwrap_or(default_anchor);
-            let needs_axis = !matches!(kind, JointKind::Spherical | JointKind::Fixed | JointKind::Floating);
+            let needs_axis = !matches!(
+                kind,
+                JointKind::Spherical | JointKind::Fixed | JointKind::Floating
+            );
             let axis = if needs_axis {
                 t.required("axis", "a direction [x, y, z]")
                     .and_then(|v| {
@@ -405,7 +428,9 @@ impl<'c, 's> SceneReader<'c, 's> {
             info.insert(name, JointInfo { kind, auto_stop });
             joints.push(joint);
         }
-        for link in links {
+        // A link without a joint, unless a joint with errors may have been meant for it.
+        let joints_ok = self.ctx.error_count() == errors_before;
+        for link in links.iter().filter(|_| joints_ok) {
             if !children.contains_key(&link.name) {
                 table.error(format!(
                     "link `{}` has no joint: add a [[multibodies.joints]] table with child = \"{}\" (type = \"floating\" for a free base)",
@@ -418,7 +443,12 @@ impl<'c, 's> SceneReader<'c, 's> {
 
     /// Initial state and passive elements of a joint; returns whether limit stops need their
     /// automatic stiffness.
-    fn read_joint_motion(&self, t: &Table<'c, 's>, kind: &JointKind, joint: &mut JointDesc) -> bool {
+    fn read_joint_motion(
+        &self,
+        t: &Table<'c, 's>,
+        kind: &JointKind,
+        joint: &mut JointDesc,
+    ) -> bool {
         let nv = kind.nv();
         match kind {
             JointKind::Floating => {
@@ -455,10 +485,16 @@ impl<'c, 's> SceneReader<'c, 's> {
                         .map(|(k, x)| to_internal(kind, k, x))
                         .collect()
                 };
-                if let Some(q) = t.get("initial_position").and_then(|v| per_coordinate(&v, nv)) {
+                if let Some(q) = t
+                    .get("initial_position")
+                    .and_then(|v| per_coordinate(&v, nv))
+                {
                     joint.initial_position = convert(q);
                 }
-                if let Some(v) = t.get("initial_velocity").and_then(|v| per_coordinate(&v, nv)) {
+                if let Some(v) = t
+                    .get("initial_velocity")
+                    .and_then(|v| per_coordinate(&v, nv))
+                {
                     joint.initial_velocity = v;
                 }
                 if let Some(v) = t.get("stiffness")
@@ -640,8 +676,14 @@ impl<'c, 's> SceneReader<'c, 's> {
                 .get("max_force")
                 .and_then(|v| v.positive())
                 .unwrap_or(f64::INFINITY);
-            let (Some((name, joint_kind, value)), Some(coordinate), Some(ki), Some(kp), Some(kv), Some(rate)) =
-                (joint, coordinate, ki, kp, kv, rate)
+            let (
+                Some((name, joint_kind, value)),
+                Some(coordinate),
+                Some(ki),
+                Some(kp),
+                Some(kv),
+                Some(rate),
+            ) = (joint, coordinate, ki, kp, kv, rate)
             else {
                 continue;
             };
@@ -658,7 +700,13 @@ impl<'c, 's> SceneReader<'c, 's> {
                 ));
                 continue;
             }
-            let mut pid = JointPid::pd(name, kp, kv, to_internal(&joint_kind, coordinate, target), rate);
+            let mut pid = JointPid::pd(
+                name,
+                kp,
+                kv,
+                to_internal(&joint_kind, coordinate, target),
+                rate,
+            );
             pid.target = JointTarget {
                 joint: pid.target.joint.clone(),
                 coordinate,

@@ -105,4 +105,3 @@ pub fn random_state(rng: &mut Pcg64, tree: &Tree) -> (Vec<f64>, Vec<f64>, Vec<f6
     }
     (q, v, tau, applied)
 }
-
