@@ -80,6 +80,7 @@ impl Tree {
     /// Forward dynamics: joint accelerations `v̇` for state `(q, v)`, joint forces `tau`
     /// (passive forces not included: add them to `tau` first), applied link wrenches and
     /// gravity. Leaves link velocities and accelerations in `ws`.
+    #[allow(clippy::too_many_arguments)]
     pub fn forward_dynamics(
         &self,
         q: &[f64],

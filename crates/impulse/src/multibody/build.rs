@@ -331,7 +331,7 @@ pub(crate) fn build(
         let mass_properties = body_mass_properties(body).map_err(link_error)?;
         let (moments, axes) = mass_properties.principal();
         let scale = moments.max();
-        if !(moments.min() > 1e-12 * scale) {
+        if moments.min().is_nan() || moments.min() <= 1e-12 * scale {
             return Err(link_error(BodyError::ZeroInertia));
         }
         let body_to_model = pose(mass_properties.center_of_mass.coords, axes);
@@ -410,7 +410,7 @@ fn joint_frame(j: &JointDesc) -> Result<Pose, String> {
             let x = match j.x_axis {
                 Some(x) => {
                     let x = x - z * z.dot(&x);
-                    if !(x.norm() > 1e-9 * j.x_axis.map_or(1.0, |a| a.norm())) {
+                    if x.norm().is_nan() || x.norm() <= 1e-9 * j.x_axis.map_or(1.0, |a| a.norm()) {
                         return Err("x_axis must not be parallel to the axis".into());
                     }
                     x.normalize()

@@ -11,6 +11,10 @@
 //! - [`build`]: multibodies from descriptions placed in the world.
 //! - [`multibody`]: a multibody's state, integration, controllers and collision seams.
 
+// The algorithms index several per-DOF arrays (S, U, D⁻¹, u) in step; index loops read like
+// the equations.
+#![allow(clippy::needless_range_loop)]
+
 pub mod aba;
 pub mod build;
 pub mod control;
