@@ -266,9 +266,10 @@ fn multibody_runs_are_deterministic() {
         assert!(outcome.error.is_none());
         // The final frame's rows, as written to trajectory.csv.
         let mut bytes = Vec::new();
-        let mut last = TrajectoryWriter::new(&mut bytes).unwrap();
-        last.write_frame(&scene.world).unwrap();
-        drop(last);
+        TrajectoryWriter::new(&mut bytes)
+            .unwrap()
+            .write_frame(&scene.world)
+            .unwrap();
         bytes
     };
     let last_first = run(50.0);
