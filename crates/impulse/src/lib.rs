@@ -30,6 +30,7 @@ pub mod dynamics;
 pub mod geometry;
 pub mod integrate;
 pub mod math;
+pub mod multibody;
 pub mod output;
 pub mod record;
 pub mod response;

@@ -52,6 +52,27 @@ impl<W: Write> TrajectoryWriter<W> {
             line.push('\n');
             self.out.write_all(line.as_bytes())?;
         }
+        // Multibody links, one row each, named `multibody/link`.
+        for mb in world.multibodies() {
+            for (i, link) in mb.tree().links().iter().enumerate() {
+                let model = mb.link_model_pose(i);
+                let p = model.translation.vector;
+                let q = model.rotation.quaternion();
+                let (v, w) = mb.link_velocity(i);
+                line.clear();
+                line.push_str(number.format(world.time()));
+                line.push(',');
+                line.push_str(&csv_field(&format!("{}/{}", mb.name(), link.name)));
+                for value in [
+                    p.x, p.y, p.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z,
+                ] {
+                    line.push(',');
+                    line.push_str(number.format(value));
+                }
+                line.push('\n');
+                self.out.write_all(line.as_bytes())?;
+            }
+        }
         self.frames += 1;
         Ok(())
     }
@@ -106,7 +127,7 @@ impl EnergySummary {
 pub struct BodySummary {
     /// Name.
     pub name: String,
-    /// "dynamic", "fixed" or "kinematic".
+    /// "dynamic", "fixed", "kinematic", or "link" (of a multibody).
     pub motion: &'static str,
     /// Position of the model frame's origin.
     pub position: [f64; 3],
@@ -146,8 +167,59 @@ pub struct Summary {
     pub counters: std::collections::BTreeMap<String, u64>,
     /// Deepest interpenetration of any two bodies seen during the run.
     pub max_penetration: f64,
-    /// Final state of every body.
+    /// Final state of every body (multibody links included, as `multibody/link`).
     pub bodies: Vec<BodySummary>,
+    /// Final joint coordinates of every multibody (absent when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub multibodies: Vec<MultibodySummary>,
+}
+
+/// One joint's final coordinates in the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct JointSummary {
+    /// Joint name.
+    pub name: String,
+    /// Joint kind.
+    pub kind: &'static str,
+    /// Position coordinates (radians and lengths; quaternions as w, x, y, z).
+    pub position: Vec<f64>,
+    /// Velocity coordinates.
+    pub velocity: Vec<f64>,
+}
+
+/// One multibody's final state in the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct MultibodySummary {
+    /// Name.
+    pub name: String,
+    /// Kinetic energy.
+    pub kinetic_energy: f64,
+    /// Its joints, parents first.
+    pub joints: Vec<JointSummary>,
+}
+
+/// Final joint states of every multibody.
+pub fn multibody_summaries(world: &World) -> Vec<MultibodySummary> {
+    world
+        .multibodies()
+        .iter()
+        .map(|mb| MultibodySummary {
+            name: mb.name().to_string(),
+            kinetic_energy: mb.kinetic_energy(),
+            joints: mb
+                .tree()
+                .links()
+                .iter()
+                .enumerate()
+                .map(|(i, link)| JointSummary {
+                    name: link.joint.name.clone(),
+                    kind: link.joint.kind.name(),
+                    position: mb.tree().joint_q(i, mb.q()).to_vec(),
+                    velocity: mb.tree().joint_v(i, mb.v()).to_vec(),
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 fn array3(v: &Vec3) -> [f64; 3] {
@@ -178,5 +250,22 @@ pub fn body_summaries(world: &World) -> Vec<BodySummary> {
                 mass: body.mass(),
             }
         })
+        .chain(world.multibodies().iter().flat_map(|mb| {
+            mb.tree().links().iter().enumerate().map(move |(i, link)| {
+                let model = mb.link_model_pose(i);
+                let q = model.rotation.quaternion();
+                let (velocity, angular_velocity) = mb.link_velocity(i);
+                BodySummary {
+                    name: format!("{}/{}", mb.name(), link.name),
+                    motion: "link",
+                    position: array3(&model.translation.vector),
+                    orientation: [q.w, q.i, q.j, q.k],
+                    velocity: array3(&velocity),
+                    angular_velocity: array3(&angular_velocity),
+                    center_of_mass: array3(&mb.link_pose(i).translation.vector),
+                    mass: link.mass,
+                }
+            })
+        }))
         .collect()
 }

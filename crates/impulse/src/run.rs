@@ -7,7 +7,9 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
-use crate::output::{EnergySummary, Summary, TrajectoryWriter, body_summaries};
+use crate::output::{
+    EnergySummary, Summary, TrajectoryWriter, body_summaries, multibody_summaries,
+};
 use crate::record::EventWriter;
 use crate::scene::Scene;
 use crate::world::{SimulationError, World};
@@ -106,6 +108,7 @@ pub fn run<W: Write, E: Write>(
         counters,
         max_penetration: world.max_penetration(),
         bodies: body_summaries(world),
+        multibodies: multibody_summaries(world),
     };
     Ok(RunOutcome { summary, error })
 }

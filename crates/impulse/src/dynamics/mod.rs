@@ -564,7 +564,7 @@ impl RigidBody {
 }
 
 /// Mass properties of a body's shapes and point masses, in its model frame.
-fn body_mass_properties(desc: &BodyDesc) -> Result<MassProperties, BodyError> {
+pub(crate) fn body_mass_properties(desc: &BodyDesc) -> Result<MassProperties, BodyError> {
     let mut parts = Vec::with_capacity(desc.shapes.len() + desc.point_masses.len());
     match desc.mass {
         MassSpec::Density(density) => {

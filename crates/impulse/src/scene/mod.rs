@@ -3,6 +3,7 @@
 //! Every key is documented in `docs/scene-format.md`. Reading reports *every* problem in one pass
 //! (see [`reader`]), each with file, line, column and key; a scene with any error is not built.
 
+mod multibody;
 pub mod reader;
 
 use std::collections::{BTreeMap, HashMap};
@@ -116,7 +117,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Scene, SceneError> {
     }
 }
 
-const ROOT_KEYS: &[&str] = &["world", "materials", "bodies", "pairs"];
+const ROOT_KEYS: &[&str] = &["world", "materials", "bodies", "pairs", "multibodies"];
 const WORLD_KEYS: &[&str] = &[
     "name",
     "gravity",
@@ -233,6 +234,8 @@ impl<'c, 's> SceneReader<'c, 's> {
         for pair in &pairs {
             self.read_pair(pair, &mut world, &materials);
         }
+        let default_material = world.settings().default_material;
+        self.read_multibodies(root, &mut world, &materials, default_material);
         self.warn_about_scale(&world, root);
         Some(Scene {
             name,
@@ -271,13 +274,17 @@ impl<'c, 's> SceneReader<'c, 's> {
         materials: &BTreeMap<String, Material>,
         default_material: Material,
     ) -> Vec<BodyEntry> {
-        let Some(tables) = root
-            .required("bodies", "an array of [[bodies]] tables")
-            .and_then(|_| root.array_of_tables("bodies"))
-        else {
+        // A scene needs bodies, multibodies or both.
+        let tables = if root.has("multibodies") {
+            root.array_of_tables("bodies")
+        } else {
+            root.required("bodies", "an array of [[bodies]] tables")
+                .and_then(|_| root.array_of_tables("bodies"))
+        };
+        let Some(tables) = tables else {
             return Vec::new();
         };
-        if tables.is_empty() {
+        if tables.is_empty() && !root.has("multibodies") {
             root.error("the scene has no bodies; add at least one [[bodies]] table");
         }
         let mut first_line: HashMap<String, usize> = HashMap::new();

@@ -18,6 +18,9 @@ use crate::collision::{NarrowStats, PairCache, closest};
 use crate::dynamics::{BodyDesc, BodyError, BodyId, Material, RigidBody};
 use crate::integrate::{IntegrationError, Tolerance};
 use crate::math::{Point, Vec3};
+use crate::multibody::{
+    BodyLookup, BuildError, Multibody, MultibodyDesc, MultibodyError, MultibodyId,
+};
 use crate::response::{ResponseKind, RestitutionLaw};
 
 /// World-wide settings.
@@ -125,6 +128,11 @@ pub enum SimulationError {
     },
     /// Collisions at one instant keep triggering each other without end.
     NoProgress { bodies: (String, String), time: f64 },
+    /// A multibody could not go on (names the joint and the time).
+    Multibody {
+        multibody: String,
+        error: MultibodyError,
+    },
 }
 
 impl fmt::Display for SimulationError {
@@ -148,6 +156,7 @@ impl fmt::Display for SimulationError {
                 "bodies `{}` and `{}` interpenetrate by {depth:e} at t = {time}, more than allowed",
                 bodies.0, bodies.1
             ),
+            Self::Multibody { multibody, error } => write!(f, "multibody `{multibody}`, {error}"),
             Self::NoProgress { bodies, time } => write!(
                 f,
                 "collisions between `{}` and `{}` keep setting off others at t = {time} without end (a resting stack too tall for impulse-based contact?)",
@@ -179,6 +188,26 @@ impl fmt::Display for AddBodyError {
 
 impl std::error::Error for AddBodyError {}
 
+/// Why a multibody could not be added.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AddMultibodyError {
+    /// Another multibody has the same name.
+    DuplicateName(String),
+    /// The description is invalid.
+    Build { name: String, error: BuildError },
+}
+
+impl fmt::Display for AddMultibodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DuplicateName(name) => write!(f, "a multibody named `{name}` already exists"),
+            Self::Build { name, error } => write!(f, "multibody `{name}`: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for AddMultibodyError {}
+
 /// A rigid-body world.
 #[derive(Debug)]
 pub struct World {
@@ -192,6 +221,8 @@ pub struct World {
     material_pairs: BTreeMap<(String, String), Material>,
     /// Collision detection and response state.
     collisions: Collisions,
+    /// Articulated multibodies (advanced after the free bodies; see `advance_multibodies`).
+    multibodies: Vec<Multibody>,
 }
 
 impl World {
@@ -205,6 +236,7 @@ impl World {
             pair_materials: BTreeMap::new(),
             material_pairs: BTreeMap::new(),
             collisions: Collisions::new(),
+            multibodies: Vec::new(),
         }
     }
 
@@ -254,6 +286,68 @@ impl World {
     /// The body with this name.
     pub fn body_id(&self, name: &str) -> Option<BodyId> {
         self.names.get(name).copied()
+    }
+
+    /// Adds a multibody whose description gives its state at the current time. Its root
+    /// joints may hang from the world or from fixed bodies of this world.
+    pub fn add_multibody(&mut self, desc: MultibodyDesc) -> Result<MultibodyId, AddMultibodyError> {
+        if self.multibodies.iter().any(|m| m.name() == desc.name) {
+            return Err(AddMultibodyError::DuplicateName(desc.name));
+        }
+        let name = desc.name.clone();
+        let lookup = |body: &str| match self.body_id(body) {
+            None => BodyLookup::Missing,
+            Some(id) if matches!(self.body(id).motion(), crate::MotionType::Fixed) => {
+                BodyLookup::Fixed
+            }
+            Some(_) => BodyLookup::Moving,
+        };
+        let multibody = Multibody::new(
+            desc,
+            self.time,
+            self.settings.gravity,
+            self.settings.integrator,
+            &lookup,
+        )
+        .map_err(|error| AddMultibodyError::Build { name, error })?;
+        self.multibodies.push(multibody);
+        Ok(MultibodyId(self.multibodies.len() - 1))
+    }
+
+    /// All multibodies, indexed by [`MultibodyId`].
+    pub fn multibodies(&self) -> &[Multibody] {
+        &self.multibodies
+    }
+
+    /// One multibody.
+    pub fn multibody(&self, id: MultibodyId) -> &Multibody {
+        &self.multibodies[id.0]
+    }
+
+    /// One multibody, to apply impulses or change its state (see [`Multibody::restart`]).
+    pub fn multibody_mut(&mut self, id: MultibodyId) -> &mut Multibody {
+        &mut self.multibodies[id.0]
+    }
+
+    /// The multibody with this name.
+    pub fn multibody_id(&self, name: &str) -> Option<MultibodyId> {
+        self.multibodies
+            .iter()
+            .position(|m| m.name() == name)
+            .map(MultibodyId)
+    }
+
+    /// Moves every multibody to time `t`; each runs its own controllers on the way.
+    fn advance_multibodies(&mut self, t: f64) -> Result<(), SimulationError> {
+        for multibody in &mut self.multibodies {
+            multibody
+                .advance_to(t)
+                .map_err(|error| SimulationError::Multibody {
+                    multibody: multibody.name().to_string(),
+                    error,
+                })?;
+        }
+        Ok(())
     }
 
     /// Sets the material of contacts between two particular bodies.
@@ -327,6 +421,7 @@ impl World {
         for body in &mut self.bodies {
             advance_body(body, t)?;
         }
+        self.advance_multibodies(t)?;
         self.time = t;
         Ok(())
     }
@@ -394,16 +489,22 @@ impl World {
         found
     }
 
-    /// Energy of the dynamic bodies.
+    /// Energy of the dynamic bodies and multibodies.
     pub fn energy(&self) -> Energy {
         let gravity = self.settings.gravity;
+        let multibodies = &self.multibodies;
         Energy {
-            kinetic: self.bodies.iter().map(|b| b.kinetic_energy()).sum(),
+            kinetic: self.bodies.iter().map(|b| b.kinetic_energy()).sum::<f64>()
+                + multibodies.iter().map(|m| m.kinetic_energy()).sum::<f64>(),
             potential: self
                 .bodies
                 .iter()
                 .map(|b| b.potential_energy(&gravity))
-                .sum(),
+                .sum::<f64>()
+                + multibodies
+                    .iter()
+                    .map(|m| m.potential_energy())
+                    .sum::<f64>(),
         }
     }
 
@@ -416,7 +517,7 @@ impl World {
             .fold((0, 0), |(a, r), (x, y)| (a + x, r + y));
         let c = &self.collisions.counters;
         let n = &self.collisions.narrow;
-        BTreeMap::from([
+        let mut counters = BTreeMap::from([
             ("integrator_steps", accepted),
             ("integrator_rejected_steps", rejected),
             ("collision_checks", c.collision_checks),
@@ -427,7 +528,17 @@ impl World {
             ("microcollisions", c.microcollisions),
             ("narrow_part_queries", n.part_queries),
             ("vclip_fallbacks", n.vclip_fallbacks),
-        ])
+        ]);
+        if !self.multibodies.is_empty() {
+            let sum = |k: fn((u64, u64, u64, u64)) -> u64| -> u64 {
+                self.multibodies.iter().map(|m| k(m.counters())).sum()
+            };
+            counters.insert("multibody_integrator_steps", sum(|c| c.0));
+            counters.insert("multibody_integrator_rejected_steps", sum(|c| c.1));
+            counters.insert("controller_updates", sum(|c| c.2));
+            counters.insert("multibody_impulses", sum(|c| c.3));
+        }
+        counters
     }
 }
 

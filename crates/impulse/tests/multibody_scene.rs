@@ -1,0 +1,289 @@
+//! Multibody scene files: a valid scene loads and runs end to end; bad input (cycles, missing
+//! links, bodies and joints, non-positive inertia, a zero-pitch screw, misplaced keys) gets
+//! located errors at load, never a panic; a diverging multibody stops the run with an error
+//! naming the multibody, the joint and the time.
+
+use std::path::Path;
+
+use impulse::scene::{self, Diagnostic, Severity};
+use impulse::world::SimulationError;
+
+fn parse(text: &str) -> Result<scene::Scene, Vec<Diagnostic>> {
+    scene::parse(Path::new("mb.toml"), text).map_err(|e| {
+        e.diagnostics()
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .cloned()
+            .collect()
+    })
+}
+
+fn errors(text: &str) -> Vec<Diagnostic> {
+    parse(text).err().unwrap_or_default()
+}
+
+/// Exactly one error, at this line and key, whose message contains `needle`.
+fn single_error(text: &str, line: usize, key: &str, needle: &str) {
+    let errors = errors(text);
+    assert_eq!(errors.len(), 1, "expected one error, got {errors:#?}");
+    let e = &errors[0];
+    assert_eq!((e.line, e.key.as_str()), (line, key), "wrong place: {e}");
+    assert!(
+        e.message.contains(needle),
+        "message `{}` lacks `{needle}`",
+        e.message
+    );
+}
+
+const TWO_LINKS: &str = r#"[[multibodies]]
+name = "arm"
+[[multibodies.links]]
+name = "a"
+shape = { type = "box", size = [0.4, 0.05, 0.05] }
+mass = 1.0
+position = [0.2, 0, 0]
+[[multibodies.links]]
+name = "b"
+shape = { type = "box", size = [0.4, 0.05, 0.05] }
+mass = 1.0
+position = [0.6, 0, 0]
+"#;
+
+const JOINT_A: &str = "[[multibodies.joints]]\ntype = \"revolute\"\nchild = \"a\"\nanchor = [0, 0, 0]\naxis = [0, 1, 0]\n";
+
+#[test]
+fn a_valid_multibody_scene_loads_and_runs() {
+    let text = format!(
+        "{TWO_LINKS}{JOINT_A}[[multibodies.joints]]\ntype = \"revolute\"\nparent = \"a\"\nchild = \"b\"\nanchor = [0.4, 0, 0]\naxis = [0, 1, 0]\ninitial_position = 10\n[[multibodies.controllers]]\ntype = \"pd\"\njoint = \"b\"\ntarget = 20\nkp = 50\nkv = 5\nrate = 500\n"
+    );
+    let mut scene = parse(&text).expect("valid scene");
+    let mb = &scene.world.multibodies()[0];
+    assert_eq!(mb.tree().links().len(), 2);
+    // 10° written in the file is stored in radians.
+    assert!((mb.q()[1] - 10f64.to_radians()).abs() < 1e-15);
+    scene.world.advance_to(0.5).unwrap();
+    assert!(scene.world.energy().total().is_finite());
+}
+
+#[test]
+fn a_cycle_of_joints_is_an_error() {
+    let text = format!(
+        "{TWO_LINKS}[[multibodies.joints]]\ntype = \"revolute\"\nparent = \"b\"\nchild = \"a\"\naxis = [0, 1, 0]\n[[multibodies.joints]]\ntype = \"revolute\"\nparent = \"a\"\nchild = \"b\"\naxis = [0, 1, 0]\n"
+    );
+    let errors = errors(&text);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(errors[0].message.contains("cycle"), "{}", errors[0]);
+    assert!(
+        errors[0].message.contains("a → b") || errors[0].message.contains("b → a"),
+        "{}",
+        errors[0]
+    );
+    assert_eq!(
+        (errors[0].line, errors[0].key.as_str()),
+        (1, "multibodies[0]")
+    );
+}
+
+#[test]
+fn missing_links_bodies_and_joints_are_located() {
+    // A joint whose child is not a link.
+    single_error(
+        &format!(
+            "{TWO_LINKS}{JOINT_A}[[multibodies.joints]]\ntype = \"revolute\"\nparent = \"a\"\nchild = \"c\"\naxis = [0, 1, 0]\n"
+        ),
+        21,
+        "multibodies[0].joints[1].child",
+        "no link named `c`",
+    );
+    // A joint whose parent is nothing.
+    single_error(
+        &format!(
+            "{TWO_LINKS}{JOINT_A}[[multibodies.joints]]\ntype = \"revolute\"\nparent = \"ceiling\"\nchild = \"b\"\naxis = [0, 1, 0]\n"
+        ),
+        20,
+        "multibodies[0].joints[1].parent",
+        "no link or body named `ceiling`",
+    );
+    // A link without a joint.
+    let e = errors(&format!("{TWO_LINKS}{JOINT_A}"));
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert!(e[0].message.contains("link `b` has no joint"), "{}", e[0]);
+    // A controller on a missing joint.
+    single_error(
+        &format!(
+            "{TWO_LINKS}{JOINT_A}[[multibodies.joints]]\ntype = \"fixed\"\nparent = \"a\"\nchild = \"b\"\n[[multibodies.controllers]]\ntype = \"pd\"\njoint = \"elbow\"\nkp = 1\nrate = 100\n"
+        ),
+        24,
+        "multibodies[0].controllers[0].joint",
+        "no joint named `elbow`",
+    );
+}
+
+#[test]
+fn zero_or_negative_inertia_is_an_error() {
+    let text = TWO_LINKS.replacen("mass = 1.0", "mass = 0", 1);
+    single_error(
+        &format!(
+            "{text}{JOINT_A}[[multibodies.joints]]\ntype = \"fixed\"\nparent = \"a\"\nchild = \"b\"\n"
+        ),
+        6,
+        "multibodies[0].links[0].mass",
+        "expected a positive number",
+    );
+    let text = TWO_LINKS.replacen("mass = 1.0", "mass = -2.5", 1);
+    single_error(
+        &format!(
+            "{text}{JOINT_A}[[multibodies.joints]]\ntype = \"fixed\"\nparent = \"a\"\nchild = \"b\"\n"
+        ),
+        6,
+        "multibodies[0].links[0].mass",
+        "expected a positive number",
+    );
+}
+
+#[test]
+fn a_zero_pitch_screw_is_refused() {
+    single_error(
+        &format!(
+            "{TWO_LINKS}{JOINT_A}[[multibodies.joints]]\ntype = \"screw\"\nparent = \"a\"\nchild = \"b\"\naxis = [1, 0, 0]\npitch = 0\n"
+        ),
+        23,
+        "multibodies[0].joints[1].pitch",
+        "use type = \"revolute\"",
+    );
+}
+
+#[test]
+fn misplaced_keys_are_rejected_with_suggestions() {
+    single_error(
+        &format!(
+            "{TWO_LINKS}{JOINT_A}[[multibodies.joints]]\ntype = \"revolute\"\nparent = \"a\"\nchild = \"b\"\naxis = [0, 1, 0]\nstifness = 3\n"
+        ),
+        23,
+        "multibodies[0].joints[1].stifness",
+        "did you mean `stiffness`?",
+    );
+    // A link is moved by its joint, not given a velocity.
+    let text = TWO_LINKS.replacen(
+        "position = [0.6, 0, 0]",
+        "position = [0.6, 0, 0]\nvelocity = [1, 0, 0]",
+        1,
+    );
+    single_error(
+        &format!(
+            "{text}{JOINT_A}[[multibodies.joints]]\ntype = \"fixed\"\nparent = \"a\"\nchild = \"b\"\n"
+        ),
+        13,
+        "multibodies[0].links[1].velocity",
+        "moved by its joint",
+    );
+    // An axis on a spherical joint means nothing.
+    single_error(
+        &format!(
+            "{TWO_LINKS}{JOINT_A}[[multibodies.joints]]\ntype = \"spherical\"\nparent = \"a\"\nchild = \"b\"\naxis = [0, 1, 0]\n"
+        ),
+        22,
+        "multibodies[0].joints[1].axis",
+        "unknown key `axis`",
+    );
+}
+
+#[test]
+fn a_diverging_multibody_stops_the_run_naming_the_joint_and_time() {
+    // An absurdly stiff PD sampled at 10 Hz is unstable: the state grows without bound.
+    let text = format!(
+        "{TWO_LINKS}{JOINT_A}[[multibodies.joints]]\ntype = \"fixed\"\nparent = \"a\"\nchild = \"b\"\n[[multibodies.controllers]]\ntype = \"pd\"\njoint = \"a\"\ntarget = 30\nkp = 1e6\nrate = 10\n"
+    );
+    let mut scene = parse(&text).expect("valid scene");
+    let error = scene
+        .world
+        .advance_to(1000.0)
+        .expect_err("the run must stop");
+    let SimulationError::Multibody {
+        multibody,
+        ref error,
+    } = error
+    else {
+        panic!("unexpected error {error}");
+    };
+    assert_eq!(multibody, "arm");
+    let message = format!("multibody `{multibody}`, {error}");
+    assert!(
+        message.contains("joint `a`") && message.contains("t = "),
+        "{message}"
+    );
+    println!("{message}");
+}
+
+/// Every prefix and many one-character mutations of a multibody scene parse without panicking.
+#[test]
+fn mangled_multibody_scenes_never_panic() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/multibody/pd_arm.toml");
+    let base = std::fs::read_to_string(&path).unwrap();
+    let replacements = ["0", "-", "\"", "]", "x", "1e400", "", "[", "="];
+    let mut runs = 0;
+    for (k, (i, c)) in base.char_indices().enumerate().step_by(3) {
+        let replacement = replacements[k % replacements.len()];
+        let mutated = format!("{}{}{}", &base[..i], replacement, &base[i + c.len_utf8()..]);
+        let _ = scene::parse(&path, &mutated);
+        let _ = scene::parse(&path, &base[..i]);
+        runs += 2;
+    }
+    assert!(runs > 500);
+}
+
+/// The shipped multibody scenes load without errors or warnings.
+#[test]
+fn shipped_multibody_scenes_load() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/multibody");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let scene = scene::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+            count += 1;
+        }
+    }
+    assert!(count >= 3);
+}
+
+/// The same multibody scene gives the same trajectory bytes (controllers, limits and springs
+/// included), and sampling it at different frame rates does not change the motion.
+#[test]
+fn multibody_runs_are_deterministic() {
+    use impulse::output::TrajectoryWriter;
+    use impulse::record::EventWriter;
+    use impulse::run::{Recorders, RunOptions, run_scene};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/multibody/pd_arm.toml");
+    let run = |rate: f64| {
+        let mut scene = scene::load(&path).unwrap();
+        let mut writer = TrajectoryWriter::new(std::io::sink()).unwrap();
+        let mut events = EventWriter::new(std::io::sink(), &scene.world).unwrap();
+        let options = RunOptions {
+            duration: 1.0,
+            frame_rate: rate,
+        };
+        let mut records = Recorders {
+            trajectory: &mut writer,
+            events: &mut events,
+        };
+        let outcome = run_scene(&mut scene, &options, &mut records, &mut |_| {}).unwrap();
+        assert!(outcome.error.is_none());
+        // The final frame's rows, as written to trajectory.csv.
+        let mut bytes = Vec::new();
+        TrajectoryWriter::new(&mut bytes)
+            .unwrap()
+            .write_frame(&scene.world)
+            .unwrap();
+        bytes
+    };
+    let last_first = run(50.0);
+    let last_second = run(50.0);
+    assert_eq!(last_first, last_second, "same scene, same bytes");
+    let last_fine = run(200.0);
+    assert_eq!(
+        last_first, last_fine,
+        "the frame rate does not change the motion"
+    );
+}
