@@ -335,3 +335,73 @@ fn examples_in_the_scene_format_document_are_valid() {
         );
     }
 }
+
+/// Two balls of radius 0.1 whose centres are `gap` apart along x.
+fn two_balls(gap: f64) -> String {
+    format!(
+        "[world]\ncollision_epsilon = 0.001\n{BALL}[[bodies]]\nname = \"other\"\nshape = {{ type = \"sphere\", radius = 0.1 }}\ndensity = 1000\nposition = [{gap}, 0, 0]\n"
+    )
+}
+
+#[test]
+fn bodies_starting_deeper_than_the_envelope_are_an_error() {
+    // Overlap 0.2 − 0.19 = 0.01, ten times ε.
+    let e = single_error(&two_balls(0.19), 7, 1, "bodies[1]");
+    assert!(
+        e.message
+            .contains("`ball` and `other` start interpenetrating by 1.000e-2"),
+        "{e}"
+    );
+    // Overlap 0.0005 < ε: a warning only, the scene loads.
+    let path = data_dir().join("scene.toml");
+    let scene = scene::parse(&path, &two_balls(0.1995)).expect("a shallow overlap loads");
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("within the collision envelope")),
+        "{:#?}",
+        scene.warnings
+    );
+    // Exactly touching: nothing to say.
+    let scene = scene::parse(&path, &two_balls(0.2)).expect("touching bodies load");
+    assert!(scene.warnings.is_empty(), "{:#?}", scene.warnings);
+}
+
+#[test]
+fn contact_settings_are_read_and_checked() {
+    use impulse::response::RestitutionLaw;
+    use impulse::world::BroadPhaseKind;
+    let path = data_dir().join("scene.toml");
+    let text = format!(
+        "[world]\nrestitution_law = \"poisson\"\nmicrocollisions = false\nmicrocollision_max_restitution = 3\nmax_penetration = 0.002\nbox_period = 0.05\nbroad_phase = \"sweep_and_prune\"\ncontact_model = \"impulse\"\n{BALL}"
+    );
+    let scene = scene::parse(&path, &text).expect("valid settings");
+    let settings = scene.world.settings();
+    assert_eq!(settings.restitution_law, RestitutionLaw::Poisson);
+    assert!(!settings.microcollisions);
+    assert_eq!(settings.microcollision_max_restitution, 3.0);
+    assert_eq!(settings.max_penetration, Some(0.002));
+    assert_eq!(settings.box_period, 0.05);
+    assert_eq!(settings.broad_phase, BroadPhaseKind::SweepAndPrune);
+    let e = single_error(
+        &format!("[world]\nrestitution_law = \"newton\"\n{BALL}"),
+        2,
+        19,
+        "world.restitution_law",
+    );
+    assert!(e.message.contains("\"stronge\""), "{e}");
+    let e = single_error(
+        &format!("[world]\nmicrocollision_max_restitution = 0.5\n{BALL}"),
+        2,
+        34,
+        "world.microcollision_max_restitution",
+    );
+    assert!(e.message.contains("at least 1"), "{e}");
+    single_error(
+        &format!("[world]\ncontact_model = \"lcp\"\n{BALL}"),
+        2,
+        17,
+        "world.contact_model",
+    );
+}

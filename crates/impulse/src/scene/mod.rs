@@ -20,17 +20,12 @@ use crate::geometry::{
 };
 use crate::integrate::Tolerance;
 use crate::math::{Point, Quat, Vec3, pose};
-use crate::world::{World, WorldSettings};
+use crate::response::RestitutionLaw;
+pub use crate::world::ContactModel;
+use crate::world::{BroadPhaseKind, World, WorldSettings};
 
 use reader::{Context, Table, Value};
 pub use reader::{Diagnostic, Severity};
-
-/// Which contact paradigm resolves contacts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ContactModel {
-    /// Mirtich's impulse-based contact: every contact is a train of collisions.
-    Impulse,
-}
 
 /// A scene read from a file and built into a world at time 0.
 #[derive(Debug)]
@@ -45,8 +40,6 @@ pub struct Scene {
     pub duration: f64,
     /// Output frames per unit time.
     pub output_rate: f64,
-    /// Contact paradigm.
-    pub contact_model: ContactModel,
     /// Problems that do not stop the scene from running.
     pub warnings: Vec<Diagnostic>,
 }
@@ -125,6 +118,12 @@ const WORLD_KEYS: &[&str] = &[
     "output_rate",
     "collision_epsilon",
     "contact_model",
+    "restitution_law",
+    "microcollisions",
+    "microcollision_max_restitution",
+    "max_penetration",
+    "box_period",
+    "broad_phase",
     "integrator",
 ];
 const INTEGRATOR_KEYS: &[&str] = &[
@@ -207,10 +206,42 @@ impl<'c, 's> SceneReader<'c, 's> {
         if let Some(eps) = get("collision_epsilon").and_then(|v| v.positive()) {
             settings.collision_epsilon = eps;
         }
-        let contact_model = match get("contact_model").and_then(|v| v.choice(&["impulse"])) {
-            Some("impulse") | None => ContactModel::Impulse,
-            Some(_) => unreachable!("choice() only returns listed values"),
-        };
+        if let Some("impulse") = get("contact_model").and_then(|v| v.choice(&["impulse"])) {
+            settings.contact_model = ContactModel::Impulse;
+        }
+        if let Some(law) = get("restitution_law").and_then(|v| v.choice(&["stronge", "poisson"])) {
+            settings.restitution_law = if law == "poisson" {
+                RestitutionLaw::Poisson
+            } else {
+                RestitutionLaw::Stronge
+            };
+        }
+        if let Some(on) = get("microcollisions").and_then(|v| v.boolean()) {
+            settings.microcollisions = on;
+        }
+        if let Some(e) = get("microcollision_max_restitution").and_then(|v| v.number()) {
+            if e >= 1.0 && e.is_finite() {
+                settings.microcollision_max_restitution = e;
+            } else if let Some(v) = get("microcollision_max_restitution") {
+                v.error(format!(
+                    "expected a restitution of at least 1 (the boost at the bottom of the envelope), found {e}"
+                ));
+            }
+        }
+        if let Some(depth) = get("max_penetration").and_then(|v| v.positive()) {
+            settings.max_penetration = Some(depth);
+        }
+        if let Some(period) = get("box_period").and_then(|v| v.positive()) {
+            settings.box_period = period;
+        }
+        if let Some(kind) = get("broad_phase").and_then(|v| v.choice(&["hash", "sweep_and_prune"]))
+        {
+            settings.broad_phase = if kind == "sweep_and_prune" {
+                BroadPhaseKind::SweepAndPrune
+            } else {
+                BroadPhaseKind::HierarchicalHash
+            };
+        }
         if let Some(integrator) = get("integrator").and_then(|v| v.table()) {
             settings.integrator = read_integrator(&integrator);
         }
@@ -223,11 +254,11 @@ impl<'c, 's> SceneReader<'c, 's> {
         let pairs = root.array_of_tables("pairs").unwrap_or_default();
 
         let mut world = World::new(settings);
-        let mut entries: Vec<(String, Range<usize>)> = Vec::new();
+        let mut entries: Vec<(String, Range<usize>, String)> = Vec::new();
         for entry in bodies {
             let name = entry.desc.name.clone();
             match world.add_body(entry.desc) {
-                Ok(_) => entries.push((name, entry.span)),
+                Ok(_) => entries.push((name, entry.span, entry.key)),
                 Err(e) => self.ctx.error(&entry.span, &entry.key, e.to_string()),
             }
         }
@@ -237,13 +268,15 @@ impl<'c, 's> SceneReader<'c, 's> {
         let default_material = world.settings().default_material;
         self.read_multibodies(root, &mut world, &materials, default_material);
         self.warn_about_scale(&world, root);
+        if self.ctx.error_count() == 0 {
+            self.check_overlaps(&world, &entries);
+        }
         Some(Scene {
             name,
             path: self.ctx.path().to_path_buf(),
             world,
             duration,
             output_rate,
-            contact_model,
             warnings: Vec::new(),
         })
     }
@@ -759,6 +792,45 @@ impl<'c, 's> SceneReader<'c, 's> {
                 if !t.has("bodies") && !t.has("materials") {
                     t.error("a pair override needs `bodies = [\"a\", \"b\"]` or `materials = [\"m\", \"n\"]`");
                 }
+            }
+        }
+    }
+
+    /// Bodies that start interpenetrated: deeper than the collision envelope cannot be
+    /// simulated (the contact normal and the impulses would be meaningless), so it is an error;
+    /// a shallower overlap is resolved by the first collisions and gets a warning.
+    fn check_overlaps(&self, world: &World, entries: &[(String, Range<usize>, String)]) {
+        let epsilon = world.settings().collision_epsilon;
+        let place = |id: crate::dynamics::BodyId| {
+            let name = world.body(id).name();
+            entries
+                .iter()
+                .find(|(n, _, _)| n == name)
+                .map(|(_, span, key)| (span.clone(), key.clone()))
+                .unwrap_or((0..0, "bodies".to_string()))
+        };
+        for overlap in world.interpenetrations() {
+            let (a, b) = overlap.bodies;
+            let (name_a, name_b) = (world.body(a).name(), world.body(b).name());
+            let depth = overlap.depth;
+            if depth > epsilon {
+                let (span, key) = place(b);
+                self.ctx.error(
+                    &span,
+                    &key,
+                    format!(
+                        "bodies `{name_a}` and `{name_b}` start interpenetrating by {depth:.3e}, deeper than the collision envelope ({epsilon}); move them apart"
+                    ),
+                );
+            } else if depth > 0.01 * epsilon {
+                let (span, key) = place(b);
+                self.ctx.warning(
+                    &span,
+                    &key,
+                    format!(
+                        "bodies `{name_a}` and `{name_b}` start interpenetrating by {depth:.3e} (within the collision envelope {epsilon}); the first collisions will push them apart"
+                    ),
+                );
             }
         }
     }

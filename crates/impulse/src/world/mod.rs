@@ -23,6 +23,16 @@ use crate::multibody::{
 };
 use crate::response::{ResponseKind, RestitutionLaw};
 
+/// Which contact paradigm resolves contacts between bodies.
+///
+/// The seam for the constraint-based model (Baraff): `advance_to` dispatches on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContactModel {
+    /// Mirtich's impulse-based contact: every contact is a train of collisions (ch. 3).
+    #[default]
+    Impulse,
+}
+
 /// World-wide settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorldSettings {
@@ -30,6 +40,8 @@ pub struct WorldSettings {
     pub gravity: Vec3,
     /// Collision envelope ε_c: bodies closer than this are in contact (Mirtich §2.3).
     pub collision_epsilon: f64,
+    /// Contact paradigm.
+    pub contact_model: ContactModel,
     /// Error control of the rotational integration.
     pub integrator: Tolerance,
     /// Material of bodies that name none.
@@ -54,6 +66,7 @@ impl Default for WorldSettings {
         Self {
             gravity: Vec3::new(0.0, 0.0, -9.81),
             collision_epsilon: 1e-3,
+            contact_model: ContactModel::Impulse,
             integrator: Tolerance::default(),
             default_material: Material::default(),
             restitution_law: RestitutionLaw::Stronge,
