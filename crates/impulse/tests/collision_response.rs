@@ -328,3 +328,39 @@ fn v6_stronge_never_gains_energy_and_work_is_path_independent() {
         assert!(out.impulse.x.hypot(out.impulse.y) <= mu * out.impulse.z * (1.0 + 1e-6) + 1e-12);
     }
 }
+
+/// Regression: a box corner meeting a ramp almost head-on (tangential slip 3.5e-4 of the normal
+/// approach, sticking stable). The sliding integration used to chatter about u_t = 0 just above
+/// its sticking threshold (set below the integrator's tolerance) until its step budget ran out,
+/// and returned mid-compression: u_z,f = −39.47 instead of a separating velocity. Checked
+/// against the brute-force integration; the problem is homogeneous (u scales with u0, and K
+/// scales out), so it is compared at unit scale.
+#[test]
+fn nearly_normal_impact_with_stable_sticking_completes_the_collision() {
+    let k = Mat3::from_column_slice(&[
+        0.0035570251036873128,
+        -0.0014126193531180946,
+        -0.0017241641884988429,
+        -0.0014126193531180946,
+        0.004472970036519296,
+        -0.0012535353417323426,
+        -0.0017241641884988422,
+        -0.0012535353417323426,
+        0.003970004859793284,
+    ]);
+    let u0 = Vec3::new(
+        -0.012904976335278207,
+        0.0055435056934811655,
+        -39.60314444014895,
+    );
+    let (mu, e) = (0.9, 0.3);
+    let out = integrate(&k, &u0, mu, e, RestitutionLaw::Stronge);
+    assert!(out.final_velocity.z > 0.0, "{out:?}");
+    let (k_scale, u_scale) = (k.norm(), u0.norm());
+    let reference = brute_force(&(k / k_scale), &(u0 / u_scale), mu, e) * u_scale;
+    assert!(
+        (out.final_velocity - reference).amax() < 1e-4 * u_scale,
+        "{:?} vs brute force {reference:?}",
+        out.final_velocity
+    );
+}

@@ -127,6 +127,9 @@ struct Context<'a> {
     diverging: Option<f64>,
     /// Tangential speed below which the contact counts as stuck.
     sticking_speed: f64,
+    /// The integrated work is `W_z / work_scale`, in velocity units like the other components,
+    /// so that one absolute tolerance suits them all.
+    work_scale: f64,
     tolerance: Tolerance,
 }
 
@@ -134,16 +137,22 @@ impl<'a> Context<'a> {
     fn new(k: &'a Mat3, k_inverse: &'a Mat3, mu: f64, u0: &Vec3) -> Self {
         let stable = sticking_is_stable(k_inverse, mu);
         let speed = u0.norm().max(f64::MIN_POSITIVE);
+        let work_scale = (speed * k_inverse.norm()).max(f64::MIN_POSITIVE);
+        // Near u_t = 0 the sliding direction turns ever faster, and the error control holds
+        // u_t only to about the absolute tolerance: below that the integration would chatter
+        // about zero. Sticking is declared four orders of magnitude above it.
+        let absolute = 1e-12 * speed;
         Self {
             k,
             k_inverse,
             mu,
             stable,
             diverging: if stable { None } else { diverging_ray(k, mu) },
-            sticking_speed: 1e-10 * speed,
+            sticking_speed: 1e4 * absolute,
+            work_scale,
             tolerance: Tolerance {
-                relative: 1e-12,
-                absolute: 1e-15 * speed * (1.0 + speed * k_inverse.norm()),
+                relative: 1e-10,
+                absolute,
                 max_step: f64::INFINITY,
                 min_step: 0.0,
             },
@@ -227,10 +236,12 @@ impl<'a> Context<'a> {
         let system = ImpulseSystem {
             k: self.k,
             mu: self.mu,
+            work_scale: self.work_scale,
         };
+        let scale = self.work_scale;
         let reached = |y: &[f64], p: f64| match goal {
             Goal::NormalRest => y[2] >= 0.0,
-            Goal::Work(target) => y[2] > 0.0 && y[3] >= target,
+            Goal::Work(target) => y[2] > 0.0 && y[3] * scale >= target,
             Goal::Impulse(target) => p >= target,
         };
         let end = match goal {
@@ -240,16 +251,16 @@ impl<'a> Context<'a> {
         let pack = |p: f64, y: &[f64]| State {
             u: Vec3::new(y[0], y[1], y[2]),
             p,
-            w: y[3],
+            w: y[3] * scale,
             mode: Mode::Slide,
         };
-        let y0 = [state.u.x, state.u.y, state.u.z, state.w];
+        let y0 = [state.u.x, state.u.y, state.u.z, state.w / scale];
         let Ok(mut rk) = AdaptiveRk::new(&system, state.p, &y0, self.tolerance) else {
             return (*state, false);
         };
         let mut y = [0.0; 4];
         let mut dy = [0.0; 4];
-        for _ in 0..100_000 {
+        for _ in 0..MAX_SLIDING_STEPS {
             let p = rk.time();
             y.copy_from_slice(rk.state());
             let speed = y[0].hypot(y[1]);
@@ -287,14 +298,21 @@ impl<'a> Context<'a> {
                 return (found, false);
             }
         }
-        (pack(rk.time(), rk.state()), false)
+        // Out of steps (not seen in practice): stop sliding here. The impulse stays consistent
+        // with the velocity change, since it is computed as K⁻¹ Δu.
+        let last = pack(rk.time(), rk.state());
+        (last, last.u.x.hypot(last.u.y) < 1e3 * self.sticking_speed)
     }
 }
 
-/// Sliding with p_z as the variable (Theorem 8): y = [u_x, u_y, u_z, W_z].
+/// Bound on the integration steps of one sliding phase.
+const MAX_SLIDING_STEPS: usize = 100_000;
+
+/// Sliding with p_z as the variable (Theorem 8): y = [u_x, u_y, u_z, W_z / work_scale].
 struct ImpulseSystem<'a> {
     k: &'a Mat3,
     mu: f64,
+    work_scale: f64,
 }
 
 impl OdeSystem for ImpulseSystem<'_> {
@@ -302,10 +320,17 @@ impl OdeSystem for ImpulseSystem<'_> {
         4
     }
     fn derivative(&self, _p: f64, y: &[f64], dydt: &mut [f64]) {
-        let kx = self.k * sliding_vector(self.mu, y[1].atan2(y[0]));
+        // ξ = (−μ û_t, 1) without trigonometry (Definition 2 with cos θ, sin θ = û_t).
+        let speed = y[0].hypot(y[1]);
+        let xi = if speed > 0.0 {
+            Vec3::new(-self.mu * y[0] / speed, -self.mu * y[1] / speed, 1.0)
+        } else {
+            Vec3::new(0.0, 0.0, 1.0)
+        };
+        let kx = self.k * xi;
         dydt[0] = kx.x;
         dydt[1] = kx.y;
         dydt[2] = kx.z;
-        dydt[3] = y[2];
+        dydt[3] = y[2] / self.work_scale;
     }
 }
