@@ -103,6 +103,22 @@ impl Convex {
         }
     }
 
+    /// Bound on how fast rotation about `point` (own frame) can move the part's supporting
+    /// planes, per unit angular speed. A support plane with normal `n̂` moves at
+    /// `(ω × (y − point))·n̂ ≤ |ω| |(y − point) × n̂|` with `y` the support point. For a
+    /// sphere-swept part `y` is a core point plus `r n̂`, so only the core's reach counts: a
+    /// ball spinning about its centre moves no support plane at all. Otherwise the full reach.
+    pub fn spin_reach_from(&self, point: &Point) -> f64 {
+        match self {
+            Self::Sphere { .. } => point.coords.norm(),
+            Self::Capsule { half_height, .. } => [*half_height, -half_height]
+                .iter()
+                .map(|z| (Point::new(0.0, 0.0, *z) - point).norm())
+                .fold(0.0, f64::max),
+            other => other.reach_from(point),
+        }
+    }
+
     /// The farthest distance of the part from `point` (own frame), a bound for ω × r speeds.
     pub fn reach_from(&self, point: &Point) -> f64 {
         match self {
@@ -276,6 +292,21 @@ impl CollisionModel {
             .filter(|p| !matches!(p.convex, Convex::HalfSpace))
             .map(|p| p.convex.reach_from(&(p.pose.inverse() * point)))
             .fold(0.0, f64::max)
+    }
+
+    /// Bound on the speed of the parts' supporting planes per unit angular speed about `point`
+    /// (model frame); see [`Convex::spin_reach_from`].
+    pub fn spin_reach_from(&self, point: &Point) -> f64 {
+        self.parts
+            .iter()
+            .filter(|p| !matches!(p.convex, Convex::HalfSpace))
+            .map(|p| p.convex.spin_reach_from(&(p.pose.inverse() * point)))
+            .fold(0.0, f64::max)
+    }
+
+    /// Number of bounded (not half-space) parts.
+    pub fn bounded_parts(&self) -> usize {
+        self.parts.len() - self.half_spaces.len()
     }
 
     /// World-frame bounding box of the bounded parts at `model_pose` (`None` if there are

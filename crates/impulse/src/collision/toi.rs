@@ -11,6 +11,18 @@
 //! `r_max` the body's reach from its centre of mass and `ω_max` a bound on its angular speed
 //! over the flight. Torque-free rotation keeps the kinetic energy `E = ½ Σ I_i ω_i²`, so
 //! `|ω| ≤ √(2E / I_min)` (eq. 2.5, tighter than the momentum bound eq. 2.4).
+//!
+//! Two refinements of `r_max`, both still bounds: what must be bounded is how fast the body's
+//! supporting plane normal to `d̂` advances, and rotation moves it at `(ω × y)·d̂` with `y` the
+//! support point. For sphere-swept parts (spheres, capsules) only the core's reach counts, so a
+//! rolling ball is not scheduled as if its surface points flew at `r ω` (see
+//! [`crate::collision::CollisionModel::spin_reach_from`]). For a prescribed constant angular
+//! velocity, `(ω × y)·d̂ = y·(d̂ × ω) ≤ r_max |d̂ × ω|`: a platter spinning about the contact
+//! normal does not approach what lies on it.
+//!
+//! The argument needs one separating direction, so it holds for a pair of convex parts. When
+//! either body has several parts, other part pairs approach along other directions, and the
+//! direction-free bound ([`MotionBound::any_direction`]) is used instead.
 
 use crate::geometry::Aabb;
 use crate::math::{Point, Vec3};
@@ -49,12 +61,14 @@ pub enum MotionBound {
         angular_growth: f64,
         reach: f64,
     },
-    /// Prescribed motion: the reference point moves at most at `speed`, the body turns at
-    /// `angular_speed` about it, and its points are at most `reach` from it.
+    /// Prescribed motion: the reference point moves at most at `speed`, the body turns at the
+    /// constant `angular_velocity` about it, its points are at most `reach` from it, and its
+    /// supporting planes move at most at `spin_reach |ω|` by the rotation.
     Prescribed {
         speed: f64,
-        angular_speed: f64,
+        angular_velocity: Vec3,
         reach: f64,
+        spin_reach: f64,
     },
 }
 
@@ -76,11 +90,41 @@ impl MotionBound {
             },
             Self::Prescribed {
                 speed,
-                angular_speed,
+                angular_velocity,
                 reach,
+                spin_reach,
             } => TravelBound {
                 a: 0.0,
-                b: speed + angular_speed * reach,
+                b: speed
+                    + (spin_reach * angular_velocity.norm())
+                        .min(reach * direction.cross(&angular_velocity).norm()),
+            },
+        }
+    }
+
+    /// Bound on the travel of any point of the body in any direction: for bodies made of
+    /// several convex parts, whose part pairs separate along different directions.
+    pub fn any_direction(&self) -> TravelBound {
+        match *self {
+            Self::Fixed => TravelBound::default(),
+            Self::Ballistic {
+                velocity,
+                acceleration,
+                angular_speed,
+                angular_growth,
+                reach,
+            } => TravelBound {
+                a: 0.5 * (acceleration.norm() + reach * angular_growth),
+                b: velocity.norm() + reach * angular_speed,
+            },
+            Self::Prescribed {
+                speed,
+                angular_velocity,
+                spin_reach,
+                ..
+            } => TravelBound {
+                a: 0.0,
+                b: speed + spin_reach * angular_velocity.norm(),
             },
         }
     }
@@ -126,6 +170,29 @@ pub fn time_of_impact(bound: TravelBound, d: f64) -> f64 {
 /// hair inside each other, and a separating pair inside the envelope still gets a positive step.
 pub fn approach_allowed(d: f64, epsilon: f64) -> f64 {
     (d - 0.5 * epsilon).max(0.5 * d)
+}
+
+/// Delay before a pair at distance `d` (negative: overlapping) is checked again, given the
+/// bound on its approach and the collision envelope `epsilon`.
+///
+/// Outside the envelope's inner half the pair may approach by [`approach_allowed`]. Inside it
+/// (just after a collision, typically), halving the distance again and again would walk a
+/// bouncing body down into the other: a reversing microcollision returns it at the speed it
+/// came with, so each bounce would happen lower than the last. Instead the pair is checked when
+/// the bound could bring it back to its present distance — for a separating pair, the return
+/// time `−b/a` of the bound's parabola, exactly the flight time when the bound is exact (a
+/// ball on the ground). Only when the bound cannot tell separation (b ≥ 0) does the pair get a
+/// small step of approach, `max(d/2, ε/1000)`.
+pub fn next_check_delay(bound: TravelBound, d: f64, epsilon: f64) -> f64 {
+    if d > 0.5 * epsilon {
+        return time_of_impact(bound, approach_allowed(d, epsilon));
+    }
+    let TravelBound { a, b } = bound;
+    if b < 0.0 {
+        // Separating now: back at this distance after −b/a, or never if it keeps receding.
+        return if a > 0.0 { -b / a } else { f64::INFINITY };
+    }
+    time_of_impact(bound, (0.5 * d).max(1e-3 * epsilon))
 }
 
 /// The box swept by a body in ballistic flight from `t0` to `t1` (Mirtich Fig. 2.13): its centre
