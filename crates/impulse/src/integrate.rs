@@ -129,6 +129,51 @@ const MIN_FACTOR: f64 = 0.2;
 const MAX_FACTOR: f64 = 10.0;
 const PI_BETA: f64 = 0.04;
 
+/// The continuous output of one accepted step, over `[start, end]`.
+#[derive(Clone, Debug)]
+pub struct StepInterpolant {
+    start: f64,
+    step: f64,
+    end: f64,
+    end_state: Vec<f64>,
+    dense: Vec<f64>,
+}
+
+impl StepInterpolant {
+    /// Start of the step.
+    pub fn start(&self) -> f64 {
+        self.start
+    }
+
+    /// End of the step.
+    pub fn end(&self) -> f64 {
+        self.end
+    }
+
+    /// Writes the state at `t ∈ [start, end]` into `out` (the step's end state from `end` on).
+    pub fn state_at(&self, t: f64, out: &mut [f64]) {
+        if t >= self.end {
+            out.copy_from_slice(&self.end_state);
+        } else {
+            interpolate(&self.dense, self.start, self.step, t, out);
+        }
+    }
+}
+
+/// Evaluates Hairer's `contd5` interpolant of the step `[start, start + step]` at `t`.
+fn interpolate(dense: &[f64], start: f64, step: f64, t: f64, out: &mut [f64]) {
+    let n = out.len();
+    let theta = (t - start) / step;
+    let theta1 = 1.0 - theta;
+    let (r1, rest) = dense.split_at(n);
+    let (r2, rest) = rest.split_at(n);
+    let (r3, rest) = rest.split_at(n);
+    let (r4, r5) = rest.split_at(n);
+    for i in 0..n {
+        out[i] = r1[i] + theta * (r2[i] + theta1 * (r3[i] + theta * (r4[i] + theta1 * r5[i])));
+    }
+}
+
 /// An adaptive Dormand–Prince 5(4) integrator positioned at the end of its last accepted step,
 /// able to interpolate anywhere inside that step.
 #[derive(Clone, Debug)]
@@ -233,16 +278,20 @@ impl AdaptiveRk {
             out.copy_from_slice(&self.y);
             return;
         }
-        let n = self.n;
-        let theta = (t - self.t_last) / self.h_last;
-        let theta1 = 1.0 - theta;
-        let (r1, rest) = self.dense.split_at(n);
-        let (r2, rest) = rest.split_at(n);
-        let (r3, rest) = rest.split_at(n);
-        let (r4, r5) = rest.split_at(n);
-        for i in 0..n {
-            out[i] = r1[i] + theta * (r2[i] + theta1 * (r3[i] + theta * (r4[i] + theta1 * r5[i])));
-        }
+        interpolate(&self.dense, self.t_last, self.h_last, t, out);
+    }
+
+    /// The last accepted step's continuous output, to be kept and sampled after later steps
+    /// (`None` before the first step). Sampling it gives exactly what [`AdaptiveRk::state_at`]
+    /// gave while it was the last step.
+    pub fn last_step(&self) -> Option<StepInterpolant> {
+        (self.h_last != 0.0).then(|| StepInterpolant {
+            start: self.t_last,
+            step: self.h_last,
+            end: self.t,
+            end_state: self.y.clone(),
+            dense: self.dense.clone(),
+        })
     }
 
     /// Takes one accepted step, retrying with smaller steps as the error control requires.

@@ -16,11 +16,12 @@ use std::io::{self, Write};
 
 use serde::{Deserialize, Serialize};
 
-use crate::dynamics::{BodyId, MotionType, PlacedShape};
+use crate::dynamics::{MotionType, PlacedShape};
 use crate::geometry::Shape;
 use crate::math::{Pose, Vec3};
+use crate::multibody::MultibodyId;
 use crate::response::ResponseKind;
-use crate::world::{CollisionEvent, World};
+use crate::world::{Collider, CollisionEvent, World};
 
 /// The version of `shapes.json` this library writes and reads.
 pub const SHAPES_FORMAT_VERSION: u32 = 1;
@@ -244,7 +245,9 @@ impl EventKind {
 /// Writes collision events as CSV rows under [`EVENTS_HEADER`].
 pub struct EventWriter<W: Write> {
     out: W,
+    /// CSV-ready names of the bodies, and of each multibody's links (`multibody/link`).
     names: Vec<String>,
+    link_names: Vec<Vec<String>>,
     collisions: u64,
     microcollisions: u64,
 }
@@ -260,6 +263,20 @@ impl<W: Write> EventWriter<W> {
                 .iter()
                 .map(|b| crate::output::csv_field(b.name()))
                 .collect(),
+            link_names: world
+                .multibodies()
+                .iter()
+                .enumerate()
+                .map(|(m, mb)| {
+                    (0..mb.tree().links().len())
+                        .map(|l| {
+                            crate::output::csv_field(
+                                &world.collider_name(Collider::Link(MultibodyId(m), l)),
+                            )
+                        })
+                        .collect()
+                })
+                .collect(),
             collisions: 0,
             microcollisions: 0,
         })
@@ -267,19 +284,19 @@ impl<W: Write> EventWriter<W> {
 
     /// Writes one event. Numbers are written in the shortest form that reads back exactly.
     pub fn write(&mut self, event: &CollisionEvent) -> io::Result<()> {
-        let name = |id: BodyId| {
-            self.names.get(id.0).ok_or_else(|| {
+        let name = |c: Collider| {
+            let found = match c {
+                Collider::Body(id) => self.names.get(id.0),
+                Collider::Link(m, l) => self.link_names.get(m.0).and_then(|links| links.get(l)),
+            };
+            found.ok_or_else(|| {
                 io::Error::new(
                     io::ErrorKind::InvalidInput,
-                    format!(
-                        "collision event names body {} of {}",
-                        id.0,
-                        self.names.len()
-                    ),
+                    format!("collision event names {c:?}, which the world did not have"),
                 )
             })
         };
-        let (a, b) = (name(event.bodies.0)?, name(event.bodies.1)?);
+        let (a, b) = (name(event.colliders.0)?, name(event.colliders.1)?);
         let kind = EventKind::of(event.kind);
         let mut number = ryu::Buffer::new();
         let mut line = String::with_capacity(256);
@@ -318,6 +335,7 @@ impl<W: Write> EventWriter<W> {
 mod tests {
     use super::*;
     use crate::BodyDesc;
+    use crate::dynamics::BodyId;
     use crate::dynamics::MassSpec;
     use crate::math::Point;
 
@@ -391,7 +409,7 @@ mod tests {
             .write(&CollisionEvent {
                 time: 0.25,
                 kind: ResponseKind::Reversal,
-                bodies: (BodyId(1), BodyId(0)),
+                colliders: (Collider::Body(BodyId(1)), Collider::Body(BodyId(0))),
                 point: Point::new(0.5, 0.0, 0.0),
                 normal: Vec3::z(),
                 impulse: Vec3::new(0.1, 0.0, 2.0),
@@ -401,7 +419,7 @@ mod tests {
         let bad = CollisionEvent {
             time: 0.3,
             kind: ResponseKind::Collision,
-            bodies: (BodyId(7), BodyId(0)),
+            colliders: (Collider::Body(BodyId(7)), Collider::Body(BodyId(0))),
             point: Point::origin(),
             normal: Vec3::z(),
             impulse: Vec3::zeros(),

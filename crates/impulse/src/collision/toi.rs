@@ -61,6 +61,14 @@ pub enum MotionBound {
         angular_growth: f64,
         reach: f64,
     },
+    /// Motion known ahead (a multibody's link over its envelope): per-axis bounds on the centre
+    /// of mass's velocity, a bound on the angular speed, and the spin reach.
+    Enveloped {
+        velocity_min: Vec3,
+        velocity_max: Vec3,
+        angular_speed: f64,
+        reach: f64,
+    },
     /// Prescribed motion: the reference point moves at most at `speed`, the body turns at the
     /// constant `angular_velocity` about it, its points are at most `reach` from it, and its
     /// supporting planes move at most at `spin_reach |ω|` by the rotation.
@@ -87,6 +95,26 @@ impl MotionBound {
                 // u·d̂ ≤ (v + a τ)·d̂ + r (ω_max + ω̇_max τ); integrate over τ (eqs. 2.2–2.3).
                 a: 0.5 * (acceleration.dot(direction) + reach * angular_growth),
                 b: velocity.dot(direction) + reach * angular_speed,
+            },
+            Self::Enveloped {
+                velocity_min,
+                velocity_max,
+                angular_speed,
+                reach,
+            } => TravelBound {
+                // The largest velocity component along d̂ any axis bounds allow (Mirtich
+                // Fig. 5.4's `k`), plus the spin's share.
+                a: 0.0,
+                b: (0..3)
+                    .map(|i| {
+                        if direction[i] < 0.0 {
+                            velocity_min[i] * direction[i]
+                        } else {
+                            velocity_max[i] * direction[i]
+                        }
+                    })
+                    .sum::<f64>()
+                    + reach * angular_speed,
             },
             Self::Prescribed {
                 speed,
@@ -116,6 +144,15 @@ impl MotionBound {
             } => TravelBound {
                 a: 0.5 * (acceleration.norm() + reach * angular_growth),
                 b: velocity.norm() + reach * angular_speed,
+            },
+            Self::Enveloped {
+                velocity_min,
+                velocity_max,
+                angular_speed,
+                reach,
+            } => TravelBound {
+                a: 0.0,
+                b: velocity_min.abs().sup(&velocity_max.abs()).norm() + reach * angular_speed,
             },
             Self::Prescribed {
                 speed,

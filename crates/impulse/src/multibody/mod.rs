@@ -29,6 +29,8 @@ pub mod tree;
 pub use build::{BodyLookup, BuildError, JointDesc, MultibodyDesc, WORLD};
 pub use control::{Commands, Controller, JointPid, JointTarget, PosePd};
 pub use joint::JointKind;
-pub use multibody::{Multibody, MultibodyError, MultibodyId, MultibodyOde};
+pub use multibody::{
+    LinkEnvelope, MotionEnvelope, Multibody, MultibodyError, MultibodyId, MultibodyOde,
+};
 pub use spatial::{SpatialMat, SpatialVec, Transform};
 pub use tree::{AppliedForces, Joint, Link, PassiveElements, Tree, TreeError, Workspace};

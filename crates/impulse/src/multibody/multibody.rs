@@ -6,8 +6,17 @@
 //! times the world asks for, through the step's interpolant, so sampling never changes the
 //! motion. A controller update or an impulse ends the current flight and starts a new one from
 //! the state at that instant.
+//!
+//! Collision detection needs to know how links will move before they get there (Mirtich
+//! §5.2 bounds link motion with padded quadratic extrapolation, checked after each step and
+//! backed up on violation). Here the flight is instead integrated *ahead* of the world's time,
+//! keeping every step's continuous output: [`Multibody::motion_envelope`] bounds each link's
+//! position, velocity and angular speed over a coming interval from that known motion, and
+//! sampling inside it later gives exactly the same states as integrating on demand. Only an
+//! impulse or a controller update changes the motion, and both end the flight.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fmt;
 
 use super::build::{BodyLookup, BuildError, MultibodyDesc, build};
@@ -15,7 +24,7 @@ use super::control::{Commands, Controller};
 use super::impulse::pseudo_inverse;
 use super::spatial::{SpatialVec, angular, linear};
 use super::tree::{AppliedForces, Tree, Workspace};
-use crate::integrate::{AdaptiveRk, IntegrationError, OdeSystem, Tolerance};
+use crate::integrate::{AdaptiveRk, IntegrationError, OdeSystem, StepInterpolant, Tolerance};
 use crate::math::{Mat3, Pose, Quat, Vec3, pose};
 
 /// Index of a multibody in its world.
@@ -109,6 +118,34 @@ impl Scheduled {
     }
 }
 
+/// Bounds on one link's motion over an interval (world frame).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkEnvelope {
+    /// Corners of the box holding the centre of mass.
+    pub center_min: Vec3,
+    pub center_max: Vec3,
+    /// Per-axis bounds on the centre of mass's velocity.
+    pub velocity_min: Vec3,
+    pub velocity_max: Vec3,
+    /// Bound on the angular speed.
+    pub angular_speed: f64,
+}
+
+/// Bounds on every link's motion from `start` to `end`, if nothing (an impulse) interrupts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MotionEnvelope {
+    /// Start of the interval (the multibody's time when the envelope was made).
+    pub start: f64,
+    /// End of the interval: the requested time, the next controller update, or where the
+    /// integration could not go on, whichever comes first.
+    pub end: f64,
+    /// Per link.
+    pub links: Vec<LinkEnvelope>,
+}
+
+/// Samples per integration step when bounding link motion.
+const ENVELOPE_SAMPLES: usize = 8;
+
 /// An articulated multibody in reduced coordinates.
 #[derive(Clone, Debug)]
 pub struct Multibody {
@@ -119,8 +156,11 @@ pub struct Multibody {
     time: f64,
     q: Vec<f64>,
     v: Vec<f64>,
-    /// Current integration, started at `flight_start` from the state then.
+    /// Current integration, started from the state at the last impulse or controller update,
+    /// possibly ahead of `time`.
     flight: Option<Box<AdaptiveRk>>,
+    /// The flight's steps that end after `time`, oldest first.
+    segments: VecDeque<StepInterpolant>,
     controllers: Vec<Scheduled>,
     /// Sum of the controllers' held outputs.
     held: AppliedForces,
@@ -172,6 +212,7 @@ impl Multibody {
             q: built.q,
             v: built.v,
             flight: None,
+            segments: VecDeque::new(),
             controllers,
             held: AppliedForces::zero(nv, n),
             current: Workspace::new(n),
@@ -333,6 +374,7 @@ impl Multibody {
 
     /// Drops the current flight, keeping its step counts.
     fn end_flight(&mut self) {
+        self.segments.clear();
         if let Some(flight) = self.flight.take() {
             let (a, r) = flight.step_counts();
             self.steps.0 += a;
@@ -388,6 +430,67 @@ impl Multibody {
         }
     }
 
+    /// Time of the next controller update (infinite without controllers).
+    pub fn next_controller_time(&self) -> f64 {
+        self.controllers
+            .iter()
+            .map(Scheduled::next_time)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Bounds on each link's motion from now until `until` or the next controller update,
+    /// whichever is first, assuming no impulse in between: the flight is integrated ahead and
+    /// its continuous output sampled ([`ENVELOPE_SAMPLES`] per step, each bound widened by the
+    /// largest change between neighbouring samples). If the integration fails on the way,
+    /// the envelope ends there (the failure is reported when the multibody gets there); if it
+    /// fails before getting past now, the failure is the result.
+    pub fn motion_envelope(&mut self, until: f64) -> Result<MotionEnvelope, MultibodyError> {
+        let mut end = until.min(self.next_controller_time()).max(self.time);
+        if let Err(error) = self.extend_flight(end) {
+            end = self
+                .segments
+                .back()
+                .map_or(self.time, StepInterpolant::end)
+                .clamp(self.time, end);
+            if end <= self.time {
+                return Err(self.integration_error(error));
+            }
+        }
+        let n = self.tree.links().len();
+        let mut bounds = EnvelopeBuilder::new(n);
+        let mut workspace = Workspace::new(n);
+        let mut y = vec![0.0; self.tree.nq() + self.tree.nv()];
+        let nq = self.tree.nq();
+        let sample = |y: &mut [f64], ws: &mut Workspace, bounds: &mut EnvelopeBuilder| {
+            let (q, v) = y.split_at_mut(nq);
+            self.tree.normalize(q);
+            self.tree.positions(q, ws);
+            self.tree.velocities(q, v, ws);
+            bounds.add(ws);
+        };
+        let nq_nv = self.q.iter().chain(&self.v).copied();
+        for (slot, value) in y.iter_mut().zip(nq_nv) {
+            *slot = value;
+        }
+        sample(&mut y, &mut workspace, &mut bounds);
+        for step in &self.segments {
+            let (lo, hi) = (step.start().max(self.time), step.end().min(end));
+            if hi <= lo {
+                continue;
+            }
+            for k in 1..=ENVELOPE_SAMPLES {
+                let t = lo + (hi - lo) * k as f64 / ENVELOPE_SAMPLES as f64;
+                step.state_at(t, &mut y);
+                sample(&mut y, &mut workspace, &mut bounds);
+            }
+        }
+        Ok(MotionEnvelope {
+            start: self.time,
+            end,
+            links: bounds.finish(),
+        })
+    }
+
     /// Runs every controller due at the current time, then restarts the flight if any ran.
     fn run_due_controllers(&mut self) {
         if self.controllers.is_empty() {
@@ -420,29 +523,61 @@ impl Multibody {
         }
     }
 
-    fn integrate_to(&mut self, t: f64) -> Result<(), MultibodyError> {
+    /// Integrates the current flight (starting one if needed) until it covers `t`, keeping each
+    /// step's continuous output. The current state is not touched.
+    fn extend_flight(&mut self, t: f64) -> Result<(), IntegrationError> {
         let system = MultibodyOde::new(&self.tree, &self.held, self.gravity);
         if self.flight.is_none() {
             let mut y0 = self.q.clone();
             y0.extend_from_slice(&self.v);
-            let rk = AdaptiveRk::new(&system, self.time, &y0, self.tolerance)
-                .map_err(|error| self.integration_error(error))?;
-            self.flight = Some(Box::new(rk));
+            self.flight = Some(Box::new(AdaptiveRk::new(
+                &system,
+                self.time,
+                &y0,
+                self.tolerance,
+            )?));
         }
         let Some(flight) = self.flight.as_mut() else {
             unreachable!("the flight was just started")
         };
-        let result = flight.advance_past(&system, t);
-        if let Err(error) = result {
-            let state = flight.state().to_vec();
+        while flight.time() < t {
+            flight.step(&system)?;
+            if let Some(step) = flight.last_step() {
+                self.segments.push_back(step);
+            }
+        }
+        Ok(())
+    }
+
+    /// The flight's state at `t` (covered by the flight, not before `time`) into `y`.
+    fn flight_state(&mut self, t: f64, y: &mut [f64]) {
+        while self.segments.front().is_some_and(|s| s.end() < t) {
+            self.segments.pop_front();
+        }
+        match (self.segments.front(), &self.flight) {
+            (Some(step), _) => step.state_at(t, y),
+            (None, Some(flight)) => flight.state_at(t, y),
+            (None, None) => {
+                let nq = self.tree.nq();
+                y[..nq].copy_from_slice(&self.q);
+                y[nq..].copy_from_slice(&self.v);
+            }
+        }
+    }
+
+    fn integrate_to(&mut self, t: f64) -> Result<(), MultibodyError> {
+        if let Err(error) = self.extend_flight(t) {
+            if let Some(flight) = &self.flight {
+                let state = flight.state().to_vec();
+                let nq = self.tree.nq();
+                self.q.copy_from_slice(&state[..nq]);
+                self.v.copy_from_slice(&state[nq..]);
+            }
             self.end_flight();
-            let nq = self.tree.nq();
-            self.q.copy_from_slice(&state[..nq]);
-            self.v.copy_from_slice(&state[nq..]);
             return Err(self.integration_error(error));
         }
         let mut y = vec![0.0; self.tree.nq() + self.tree.nv()];
-        flight.state_at(t, &mut y);
+        self.flight_state(t, &mut y);
         let nq = self.tree.nq();
         self.q.copy_from_slice(&y[..nq]);
         self.v.copy_from_slice(&y[nq..]);
@@ -526,5 +661,65 @@ impl Multibody {
                 error: other,
             },
         }
+    }
+}
+
+/// Accumulates sampled link states into [`LinkEnvelope`]s.
+struct EnvelopeBuilder {
+    links: Vec<LinkEnvelope>,
+    /// Largest change between consecutive samples: centre, velocity (per axis), angular speed.
+    jumps: Vec<(Vec3, Vec3, f64)>,
+    last: Vec<Option<(Vec3, Vec3, f64)>>,
+}
+
+impl EnvelopeBuilder {
+    fn new(n: usize) -> Self {
+        let empty = LinkEnvelope {
+            center_min: Vec3::repeat(f64::INFINITY),
+            center_max: Vec3::repeat(f64::NEG_INFINITY),
+            velocity_min: Vec3::repeat(f64::INFINITY),
+            velocity_max: Vec3::repeat(f64::NEG_INFINITY),
+            angular_speed: 0.0,
+        };
+        Self {
+            links: vec![empty; n],
+            jumps: vec![(Vec3::zeros(), Vec3::zeros(), 0.0); n],
+            last: vec![None; n],
+        }
+    }
+
+    fn add(&mut self, ws: &Workspace) {
+        for (i, link) in self.links.iter_mut().enumerate() {
+            let e = ws.x_world[i].rotation;
+            let center = ws.x_world[i].translation;
+            let velocity = e.tr_mul(&linear(&ws.velocity[i]));
+            let spin = angular(&ws.velocity[i]).norm();
+            link.center_min = link.center_min.inf(&center);
+            link.center_max = link.center_max.sup(&center);
+            link.velocity_min = link.velocity_min.inf(&velocity);
+            link.velocity_max = link.velocity_max.sup(&velocity);
+            link.angular_speed = link.angular_speed.max(spin);
+            if let Some((c, v, w)) = self.last[i] {
+                let jump = &mut self.jumps[i];
+                jump.0 = jump.0.sup(&(center - c).abs());
+                jump.1 = jump.1.sup(&(velocity - v).abs());
+                jump.2 = jump.2.max((spin - w).abs());
+            }
+            self.last[i] = Some((center, velocity, spin));
+        }
+    }
+
+    fn finish(self) -> Vec<LinkEnvelope> {
+        self.links
+            .into_iter()
+            .zip(self.jumps)
+            .map(|(link, (dc, dv, dw))| LinkEnvelope {
+                center_min: link.center_min - dc,
+                center_max: link.center_max + dc,
+                velocity_min: link.velocity_min - dv,
+                velocity_max: link.velocity_max + dv,
+                angular_speed: link.angular_speed + dw,
+            })
+            .collect()
     }
 }

@@ -21,6 +21,7 @@ use crate::geometry::{
 use crate::integrate::Tolerance;
 use crate::math::{Point, Quat, Vec3, pose};
 use crate::response::RestitutionLaw;
+use crate::world::Collider;
 pub use crate::world::ContactModel;
 use crate::world::{BroadPhaseKind, World, WorldSettings};
 
@@ -801,34 +802,37 @@ impl<'c, 's> SceneReader<'c, 's> {
     /// a shallower overlap is resolved by the first collisions and gets a warning.
     fn check_overlaps(&self, world: &World, entries: &[(String, Range<usize>, String)]) {
         let epsilon = world.settings().collision_epsilon;
-        let place = |id: crate::dynamics::BodyId| {
-            let name = world.body(id).name();
-            entries
-                .iter()
-                .find(|(n, _, _)| n == name)
+        // Located at a body of the pair (the second if both are bodies), else at the
+        // multibodies table.
+        let place = |a: Collider, b: Collider| {
+            let body = match (a, b) {
+                (_, Collider::Body(id)) | (Collider::Body(id), _) => Some(world.body(id).name()),
+                _ => None,
+            };
+            body.and_then(|name| entries.iter().find(|(n, _, _)| n == name))
                 .map(|(_, span, key)| (span.clone(), key.clone()))
-                .unwrap_or((0..0, "bodies".to_string()))
+                .unwrap_or((0..0, "multibodies".to_string()))
         };
         for overlap in world.interpenetrations() {
-            let (a, b) = overlap.bodies;
-            let (name_a, name_b) = (world.body(a).name(), world.body(b).name());
+            let (a, b) = overlap.colliders;
+            let (name_a, name_b) = (world.collider_name(a), world.collider_name(b));
             let depth = overlap.depth;
             if depth > epsilon {
-                let (span, key) = place(b);
+                let (span, key) = place(a, b);
                 self.ctx.error(
                     &span,
                     &key,
                     format!(
-                        "bodies `{name_a}` and `{name_b}` start interpenetrating by {depth:.3e}, deeper than the collision envelope ({epsilon}); move them apart"
+                        "`{name_a}` and `{name_b}` start interpenetrating by {depth:.3e}, deeper than the collision envelope ({epsilon}); move them apart"
                     ),
                 );
             } else if depth > 0.01 * epsilon {
-                let (span, key) = place(b);
+                let (span, key) = place(a, b);
                 self.ctx.warning(
                     &span,
                     &key,
                     format!(
-                        "bodies `{name_a}` and `{name_b}` start interpenetrating by {depth:.3e} (within the collision envelope {epsilon}); the first collisions will push them apart"
+                        "`{name_a}` and `{name_b}` start interpenetrating by {depth:.3e} (within the collision envelope {epsilon}); the first collisions will push them apart"
                     ),
                 );
             }

@@ -13,17 +13,27 @@
 //! candidate pairs enter the heap, and pairs that stopped being candidates leave it when they
 //! next come up (the thesis's hysteresis, Fig. 2.15). Bodies with a half-space (the ground) are
 //! unbounded: they pair with every other body.
+//!
+//! What collides are *colliders*: rigid bodies and the links of multibodies (hybrid
+//! simulation, Mirtich ch. 5). A link's motion is bounded by its multibody's
+//! [`MotionEnvelope`], known ahead over an interval that ends at the box period's end or the
+//! multibody's next controller update; a `Horizon` event at its end (or an impulse on any of
+//! its links, which changes the whole tree's motion) renews the envelope, the links' boxes,
+//! and the checks of every pair involving them. Its collision matrix is the articulated one
+//! (§5.3.3) and the impulse propagates through the tree (§5.3.4). Links of one multibody do not
+//! collide with each other, nor a root link with the fixed body it hangs from.
 
-use super::{CollisionEvent, SimulationError, WorldSettings};
+use super::{Collider, CollisionEvent, MaterialTable, SimulationError, WorldSettings};
 use crate::collision::broad::{
     BroadPhase, FastMap, FastSet, HierarchicalHash, Pair, SweepAndPrune, pair,
 };
 use crate::collision::heap::EventHeap;
 use crate::collision::toi::{MotionBound, ballistic_swept_box, energy_bound, next_check_delay};
 use crate::collision::{CollisionModel, NarrowStats, PairCache, closest};
-use crate::dynamics::{BodyId, Material, MotionType, RigidBody};
+use crate::dynamics::{BodyId, MotionType, RigidBody};
 use crate::geometry::Aabb;
-use crate::math::{Mat3, Point, Vec3, orthonormal_basis};
+use crate::math::{Mat3, Point, Pose, Vec3, orthonormal_basis};
+use crate::multibody::{MotionEnvelope, Multibody, MultibodyId};
 use crate::response::{Microcollisions, ResponseKind, body_collision_matrix, respond};
 
 /// Which broad phase decides the candidate pairs.
@@ -36,17 +46,19 @@ pub enum BroadPhaseKind {
     SweepAndPrune,
 }
 
-/// Heap events. At equal times, box refreshes come first.
+/// Heap events. At equal times box refreshes come first, then multibody horizons, then pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Event {
     BoxRefresh,
+    /// The end of a multibody's motion envelope.
+    Horizon(usize),
     Pair(usize, usize),
 }
 
 /// Counts of what the loop did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LoopCounters {
-    /// Pair checks (narrow-phase queries between bodies).
+    /// Pair checks (narrow-phase queries between colliders).
     pub collision_checks: u64,
     /// Events taken from the heap.
     pub heap_events: u64,
@@ -63,19 +75,27 @@ pub struct LoopCounters {
 /// The collision-detection and response state of a world.
 pub(crate) struct Collisions {
     started: bool,
+    /// Every collider, by index: the bodies first, then each multibody's links.
+    colliders: Vec<Collider>,
+    /// Collider index of each multibody's links.
+    link_colliders: Vec<Vec<usize>>,
     models: Vec<CollisionModel>,
-    /// How far each body's points reach from the point its motion is described about (centre
-    /// of mass for dynamic bodies, model origin for kinematic ones).
+    /// How far each collider's points reach from the point its motion is described about
+    /// (centre of mass for dynamic bodies and links, model origin for kinematic ones).
     reach: Vec<f64>,
-    /// How fast rotation about that point can move the body's supporting planes, per unit
+    /// How fast rotation about that point can move the collider's supporting planes, per unit
     /// angular speed (the core's reach for sphere-swept parts).
     spin_reach: Vec<f64>,
-    /// Bodies with a half-space: paired with every other body.
+    /// Colliders with a half-space: paired with every other collider.
     unbounded: Vec<bool>,
+    /// The fixed body each link hangs from, if any (they never collide).
+    anchors: Vec<Option<usize>>,
+    /// Each multibody's current motion envelope (for those with colliding links).
+    envelopes: Vec<Option<MotionEnvelope>>,
     broad: Box<dyn BroadPhase + Send + Sync>,
     heap: EventHeap<Event>,
     caches: FastMap<Pair, PairCache>,
-    /// The heap pairs of each body.
+    /// The heap pairs of each collider.
     pairs_of: Vec<FastSet<Pair>>,
     /// Start of the first box period, and the index of the current one: period k ends at
     /// `period_origin + (k + 1)·box_period`, computed afresh (never accumulated).
@@ -105,10 +125,14 @@ impl Collisions {
     pub fn new() -> Self {
         Self {
             started: false,
+            colliders: Vec::new(),
+            link_colliders: Vec::new(),
             models: Vec::new(),
             reach: Vec::new(),
             spin_reach: Vec::new(),
             unbounded: Vec::new(),
+            anchors: Vec::new(),
+            envelopes: Vec::new(),
             broad: Box::new(HierarchicalHash::new()),
             heap: EventHeap::new(),
             caches: FastMap::default(),
@@ -133,68 +157,64 @@ impl Collisions {
         self.started
     }
 
-    /// Builds models, boxes and the heap at time `t` (bodies already sampled at `t`).
-    pub fn start(
-        &mut self,
-        t: f64,
-        bodies: &[RigidBody],
-        settings: &WorldSettings,
-    ) -> Result<(), SimulationError> {
-        self.models = bodies
-            .iter()
-            .map(|b| CollisionModel::from_shapes(b.shapes()))
-            .collect();
-        let centre = |b: &RigidBody| match b.motion() {
-            MotionType::Dynamic => b.mass_properties().center_of_mass,
-            _ => Point::origin(),
-        };
-        self.reach = bodies
-            .iter()
-            .zip(&self.models)
-            .map(|(b, m)| m.reach_from(&centre(b)))
-            .collect();
-        self.spin_reach = bodies
-            .iter()
-            .zip(&self.models)
-            .map(|(b, m)| m.spin_reach_from(&centre(b)))
-            .collect();
+    /// Builds models, boxes and the heap at time `t` (bodies and multibodies already at `t`).
+    pub fn start(&mut self, t: f64, world: &mut Participants<'_>) -> Result<(), SimulationError> {
+        let table = ColliderTable::new(world.bodies, world.multibodies);
+        self.colliders = table.colliders;
+        self.link_colliders = table.link_colliders;
+        self.models = table.models;
+        self.reach = table.reach;
+        self.spin_reach = table.spin_reach;
+        self.anchors = table.anchors;
+        // A multibody with nothing else to hit needs no motion envelopes: it flies on its own.
+        for links in &mut self.link_colliders {
+            let alone = (0..self.colliders.len())
+                .all(|c| links.contains(&c) || links.iter().any(|&l| self.anchors[l] == Some(c)));
+            if alone {
+                links.clear();
+            }
+        }
+        let n = self.colliders.len();
         self.unbounded = self
             .models
             .iter()
             .map(|m| !m.half_spaces.is_empty())
             .collect();
-        self.broad = match settings.broad_phase {
+        self.broad = match world.settings.broad_phase {
             BroadPhaseKind::HierarchicalHash => Box::new(HierarchicalHash::new()),
             BroadPhaseKind::SweepAndPrune => Box::new(SweepAndPrune::new()),
         };
         self.heap = EventHeap::new();
         self.caches = FastMap::default();
-        self.pairs_of = vec![FastSet::default(); bodies.len()];
+        self.pairs_of = vec![FastSet::default(); n];
         self.period_origin = t;
         self.period_index = 0;
-        let period_end = t + settings.box_period;
-        for i in 0..bodies.len() {
-            if !self.unbounded[i] && self.models[i].root().is_some() {
-                let aabb = self.checked_swept_box(i, bodies, t, period_end)?;
-                self.broad.set(i, aabb);
+        self.period_end = t + world.settings.box_period;
+        self.envelopes = vec![None; world.multibodies.len()];
+        for m in 0..world.multibodies.len() {
+            self.renew_envelope(m, t, world)?;
+        }
+        for c in 0..n {
+            if self.bounded(c) && !self.is_link(c) {
+                let aabb = self.checked_swept_box(c, world, t, self.period_end)?;
+                self.broad.set(c, aabb);
             }
         }
         let changes = self.broad.update();
         self.counters.broad_phase_pairs += changes.added.len() as u64;
         for p in changes.added {
-            self.schedule(p, t, bodies);
+            self.schedule(p, t, world);
         }
-        for i in 0..bodies.len() {
-            if self.unbounded[i] {
-                for j in 0..bodies.len() {
-                    if j != i {
-                        self.schedule(pair(i, j), t, bodies);
+        for c in 0..n {
+            if self.unbounded[c] {
+                for other in 0..n {
+                    if other != c {
+                        self.schedule(pair(c, other), t, world);
                     }
                 }
             }
         }
-        self.period_end = period_end;
-        self.heap.set(Event::BoxRefresh, period_end);
+        self.heap.set(Event::BoxRefresh, self.period_end);
         self.started = true;
         Ok(())
     }
@@ -205,29 +225,61 @@ impl Collisions {
     }
 
     /// Processes the next event.
-    pub fn process_next(&mut self, world: &mut Bodies<'_>) -> Result<(), SimulationError> {
+    pub fn process_next(&mut self, world: &mut Participants<'_>) -> Result<(), SimulationError> {
         let Some((t, event)) = self.heap.pop() else {
             return Ok(());
         };
         self.counters.heap_events += 1;
         match event {
             Event::BoxRefresh => self.refresh_boxes(t, world),
+            Event::Horizon(m) => self.renew_multibody(m, t, world),
             Event::Pair(a, b) => {
                 let p = (a, b);
-                for body in [a, b] {
-                    self.pairs_of[body].remove(&p);
+                for c in [a, b] {
+                    self.pairs_of[c].remove(&p);
                 }
                 self.check_pair(p, t, world)
             }
         }
     }
 
-    fn eligible(bodies: &[RigidBody], p: Pair) -> bool {
-        bodies[p.0].is_dynamic() || bodies[p.1].is_dynamic()
+    fn is_link(&self, c: usize) -> bool {
+        matches!(self.colliders[c], Collider::Link(..))
     }
 
-    fn schedule(&mut self, p: Pair, time: f64, bodies: &[RigidBody]) {
-        if !Self::eligible(bodies, p) {
+    /// Whether collider `c` has a bounded part (goes into the broad phase).
+    fn bounded(&self, c: usize) -> bool {
+        !self.unbounded[c] && self.models[c].root().is_some()
+    }
+
+    /// Whether collider `c` can move.
+    fn moves(&self, c: usize, world: &Participants<'_>) -> bool {
+        match self.colliders[c] {
+            Collider::Body(id) => !matches!(world.bodies[id.0].motion(), MotionType::Fixed),
+            Collider::Link(..) => true,
+        }
+    }
+
+    /// Whether collider `c` responds to impulses.
+    fn dynamic(&self, c: usize, world: &Participants<'_>) -> bool {
+        match self.colliders[c] {
+            Collider::Body(id) => world.bodies[id.0].is_dynamic(),
+            Collider::Link(..) => true,
+        }
+    }
+
+    /// Whether a pair may collide at all (see [`may_collide`]).
+    fn eligible(&self, p: Pair, world: &Participants<'_>) -> bool {
+        may_collide(
+            (self.colliders[p.0], self.colliders[p.1]),
+            (self.anchors[p.0], self.anchors[p.1]),
+            (p.0, p.1),
+            self.dynamic(p.0, world) || self.dynamic(p.1, world),
+        )
+    }
+
+    fn schedule(&mut self, p: Pair, time: f64, world: &Participants<'_>) {
+        if !self.eligible(p, world) {
             return;
         }
         self.heap.set(Event::Pair(p.0, p.1), time);
@@ -239,37 +291,53 @@ impl Collisions {
         self.unbounded[p.0] || self.unbounded[p.1] || self.broad.is_candidate(p)
     }
 
-    /// Box swept by body `i` (sampled at time `from`) until `until`, which must be finite: a
-    /// motion too large to bound stops the run.
+    /// Box swept by collider `c` (sampled at time `from`) until `until`, which must be
+    /// finite: a motion too large to bound stops the run.
     fn checked_swept_box(
         &self,
-        i: usize,
-        bodies: &[RigidBody],
+        c: usize,
+        world: &Participants<'_>,
         from: f64,
         until: f64,
     ) -> Result<Aabb, SimulationError> {
-        let aabb = self.swept_box(i, bodies, from, until);
+        let aabb = self.swept_box(c, world, from, until);
         let finite = aabb
             .min
             .iter()
             .chain(aabb.max.iter())
-            .all(|c| c.is_finite());
+            .all(|x| x.is_finite());
         if finite {
             Ok(aabb)
         } else {
             Err(SimulationError::NonFinite {
-                body: bodies[i].name().to_string(),
+                body: world.name(self.colliders[c]),
                 time: from,
             })
         }
     }
 
-    /// Box swept by body `i` (sampled at time `from`) until `until`.
-    fn swept_box(&self, i: usize, bodies: &[RigidBody], from: f64, until: f64) -> Aabb {
-        let body = &bodies[i];
+    /// Box swept by collider `c` (sampled at time `from`) until `until` (for a link: over its
+    /// multibody's envelope).
+    fn swept_box(&self, c: usize, world: &Participants<'_>, from: f64, until: f64) -> Aabb {
         let span = (until - from).max(0.0);
+        let body = match self.colliders[c] {
+            Collider::Body(id) => &world.bodies[id.0],
+            Collider::Link(m, l) => {
+                let grow = Vec3::repeat(self.reach[c]);
+                return match &self.envelopes[m.0] {
+                    Some(envelope) => Aabb {
+                        min: Point::from(envelope.links[l].center_min - grow),
+                        max: Point::from(envelope.links[l].center_max + grow),
+                    },
+                    None => Aabb {
+                        min: Point::from(-Vec3::repeat(f64::INFINITY)),
+                        max: Point::from(Vec3::repeat(f64::INFINITY)),
+                    },
+                };
+            }
+        };
         match body.motion() {
-            MotionType::Fixed => self.models[i].aabb(&body.model_pose()).unwrap_or(Aabb {
+            MotionType::Fixed => self.models[c].aabb(&body.model_pose()).unwrap_or(Aabb {
                 min: Point::origin(),
                 max: Point::origin(),
             }),
@@ -280,14 +348,14 @@ impl Collisions {
                     &s.velocity,
                     &body.acceleration(),
                     span,
-                    self.reach[i],
+                    self.reach[c],
                 )
             }
             MotionType::Kinematic(motion) => {
                 // The origin moves at most at its speed bound; the body turns about it.
                 let origin = Point::from(body.model_pose().translation.vector);
                 let travel = prescribed_speed(motion) * span;
-                let grow = Vec3::repeat(travel + self.reach[i]);
+                let grow = Vec3::repeat(travel + self.reach[c]);
                 Aabb {
                     min: origin - grow,
                     max: origin + grow,
@@ -296,15 +364,36 @@ impl Collisions {
         }
     }
 
-    fn motion_bound(&self, i: usize, bodies: &[RigidBody]) -> MotionBound {
-        let body = &bodies[i];
+    fn motion_bound(&self, c: usize, world: &Participants<'_>) -> MotionBound {
+        let body = match self.colliders[c] {
+            Collider::Body(id) => &world.bodies[id.0],
+            Collider::Link(m, l) => {
+                return match &self.envelopes[m.0] {
+                    Some(envelope) => {
+                        let link = &envelope.links[l];
+                        MotionBound::Enveloped {
+                            velocity_min: link.velocity_min,
+                            velocity_max: link.velocity_max,
+                            angular_speed: link.angular_speed,
+                            reach: self.spin_reach[c],
+                        }
+                    }
+                    None => MotionBound::Enveloped {
+                        velocity_min: -Vec3::repeat(f64::INFINITY),
+                        velocity_max: Vec3::repeat(f64::INFINITY),
+                        angular_speed: f64::INFINITY,
+                        reach: self.spin_reach[c],
+                    },
+                };
+            }
+        };
         match body.motion() {
             MotionType::Fixed => MotionBound::Fixed,
             MotionType::Kinematic(motion) => MotionBound::Prescribed {
                 speed: prescribed_speed(motion),
                 angular_velocity: motion.angular_velocity,
-                reach: self.reach[i],
-                spin_reach: self.spin_reach[i],
+                reach: self.reach[c],
+                spin_reach: self.spin_reach[c],
             },
             MotionType::Dynamic => {
                 let s = body.state();
@@ -324,9 +413,19 @@ impl Collisions {
                     acceleration: body.acceleration(),
                     angular_speed,
                     angular_growth,
-                    reach: self.spin_reach[i],
+                    reach: self.spin_reach[c],
                 }
             }
+        }
+    }
+
+    /// Until when collider `c`'s motion bound holds: the end of its multibody's envelope.
+    fn bound_valid_until(&self, c: usize) -> f64 {
+        match self.colliders[c] {
+            Collider::Body(_) => f64::INFINITY,
+            Collider::Link(m, _) => self.envelopes[m.0]
+                .as_ref()
+                .map_or(f64::NEG_INFINITY, |e| e.end),
         }
     }
 
@@ -339,28 +438,98 @@ impl Collisions {
         (a.parts.len() == 1 && b.parts.len() == 1) || lone_half_space(a) || lone_half_space(b)
     }
 
-    fn refresh_boxes(&mut self, t: f64, world: &mut Bodies<'_>) -> Result<(), SimulationError> {
+    fn refresh_boxes(
+        &mut self,
+        t: f64,
+        world: &mut Participants<'_>,
+    ) -> Result<(), SimulationError> {
         self.counters.box_refreshes += 1;
         self.period_index += 1;
-        let period_end =
+        self.period_end =
             self.period_origin + (self.period_index + 1) as f64 * world.settings.box_period;
-        for i in 0..world.bodies.len() {
-            let moving = !matches!(world.bodies[i].motion(), MotionType::Fixed);
-            if moving && !self.unbounded[i] && self.models[i].root().is_some() {
-                world.sample(i, t)?;
-                let aabb = self.checked_swept_box(i, world.bodies, t, period_end)?;
-                self.broad.set(i, aabb);
+        for c in 0..self.colliders.len() {
+            if self.moves(c, world) && self.bounded(c) && !self.is_link(c) {
+                world.sample(self.colliders[c], t)?;
+                let aabb = self.checked_swept_box(c, world, t, self.period_end)?;
+                self.broad.set(c, aabb);
             }
+        }
+        for m in 0..self.link_colliders.len() {
+            self.renew_envelope(m, t, world)?;
         }
         let changes = self.broad.update();
         self.counters.broad_phase_pairs += changes.added.len() as u64;
         for p in changes.added {
             if !self.heap.contains(&Event::Pair(p.0, p.1)) {
-                self.schedule(p, t, world.bodies);
+                self.schedule(p, t, world);
             }
         }
-        self.period_end = period_end;
-        self.heap.set(Event::BoxRefresh, period_end);
+        self.heap.set(Event::BoxRefresh, self.period_end);
+        Ok(())
+    }
+
+    /// Moves multibody `m` to `t`, bounds its links' motion until the period's end (or its next
+    /// controller update, which sets the next `Horizon`), and gives its links their new boxes.
+    /// The broad phase is updated by the caller.
+    fn renew_envelope(
+        &mut self,
+        m: usize,
+        t: f64,
+        world: &mut Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        if self.link_colliders[m].is_empty() {
+            return Ok(());
+        }
+        world.advance_multibody(m, t)?;
+        let multibody = &mut world.multibodies[m];
+        let envelope = multibody
+            .motion_envelope(self.period_end)
+            .map_err(|error| SimulationError::Multibody {
+                multibody: multibody.name().to_string(),
+                error,
+            })?;
+        let end = envelope.end;
+        self.envelopes[m] = Some(envelope);
+        if end < self.period_end {
+            // A controller update (or a failing integration) before the period's end.
+            self.heap.set(Event::Horizon(m), end.max(t));
+        } else {
+            self.heap.remove(&Event::Horizon(m));
+        }
+        for k in 0..self.link_colliders[m].len() {
+            let c = self.link_colliders[m][k];
+            if self.bounded(c) {
+                let aabb = self.checked_swept_box(c, world, t, self.period_end)?;
+                self.broad.set(c, aabb);
+            }
+        }
+        Ok(())
+    }
+
+    /// The motion of multibody `m` changed at `t` (a controller update, the end of its
+    /// envelope, or an impulse): new envelope and boxes, and every heap pair of its links is
+    /// checked again now.
+    fn renew_multibody(
+        &mut self,
+        m: usize,
+        t: f64,
+        world: &mut Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        self.renew_envelope(m, t, world)?;
+        let changes = self.broad.update();
+        self.counters.broad_phase_pairs += changes.added.len() as u64;
+        for p in changes.added {
+            self.schedule(p, t, world);
+        }
+        let mut recheck: Vec<Pair> = self.link_colliders[m]
+            .iter()
+            .flat_map(|&c| self.pairs_of[c].iter().copied())
+            .collect();
+        recheck.sort_unstable();
+        recheck.dedup();
+        for q in recheck {
+            self.schedule(q, t, world);
+        }
         Ok(())
     }
 
@@ -368,21 +537,22 @@ impl Collisions {
         &mut self,
         p: Pair,
         t: f64,
-        world: &mut Bodies<'_>,
+        world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
         self.counters.collision_checks += 1;
         if !self.is_candidate(p) {
             return Ok(()); // hysteresis: it stays out of the heap
         }
         let (a, b) = p;
-        world.sample(a, t)?;
-        world.sample(b, t)?;
+        let (ca, cb) = (self.colliders[a], self.colliders[b]);
+        world.sample(ca, t)?;
+        world.sample(cb, t)?;
         let cache = self.caches.entry(p).or_default();
         let Some(contact) = closest(
             &self.models[a],
-            &world.bodies[a].model_pose(),
+            &world.model_pose(ca),
             &self.models[b],
-            &world.bodies[b].model_pose(),
+            &world.model_pose(cb),
             cache,
             &mut self.narrow,
         ) else {
@@ -395,10 +565,7 @@ impl Collisions {
             self.max_penetration = self.max_penetration.max(depth);
             if depth > settings.max_penetration.unwrap_or(epsilon) {
                 return Err(SimulationError::Penetration {
-                    bodies: (
-                        world.bodies[a].name().to_string(),
-                        world.bodies[b].name().to_string(),
-                    ),
+                    bodies: (world.name(ca), world.name(cb)),
                     depth,
                     time: t,
                 });
@@ -407,8 +574,8 @@ impl Collisions {
         if contact.distance < epsilon {
             let point = contact_point(&contact);
             let (ua, ub) = (
-                world.bodies[a].point_velocity(&point),
-                world.bodies[b].point_velocity(&point),
+                world.point_velocity(ca, &point),
+                world.point_velocity(cb, &point),
             );
             // Approaching, by more than rounding: after a cascade of impulses at one instant
             // a cluster's relative velocities are left at rounding level (~1e-16 of the bodies'
@@ -418,64 +585,56 @@ impl Collisions {
                 self.collide(p, t, &contact, world)?;
             }
         }
-        // The pair's next check: when it could first come within the allowed distance.
+        // The pair's next check: when it could first come within the allowed distance, and no
+        // later than a link's motion bound holds.
         let direction = -contact.normal;
-        let (motion_a, motion_b) = (
-            self.motion_bound(a, world.bodies),
-            self.motion_bound(b, world.bodies),
-        );
+        let (motion_a, motion_b) = (self.motion_bound(a, world), self.motion_bound(b, world));
         let bound = if self.one_separating_direction(p) {
             motion_a.along(&direction) + motion_b.along(&-direction)
         } else {
             motion_a.any_direction() + motion_b.any_direction()
         };
-        let next = t + next_check_delay(bound, contact.distance, epsilon);
-        self.schedule(p, next, world.bodies);
+        let next = (t + next_check_delay(bound, contact.distance, epsilon))
+            .min(self.bound_valid_until(a))
+            .min(self.bound_valid_until(b))
+            .max(t);
+        self.schedule(p, next, world);
         Ok(())
     }
 
-    /// Applies the collision impulse between `a` and `b` at time `t`.
+    /// Applies the collision impulse between colliders `a` and `b` at time `t`.
     fn collide(
         &mut self,
         p: Pair,
         t: f64,
         contact: &crate::collision::Closest,
-        world: &mut Bodies<'_>,
+        world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
         let (a, b) = p;
+        let (ca, cb) = (self.colliders[a], self.colliders[b]);
         // Stop a cascade of responses that never ends at one instant.
         if self.instant.0 == t {
             self.instant.1 += 1;
         } else {
             self.instant = (t, 1);
         }
-        if self.instant.1 > 10_000 + 1_000 * world.bodies.len() as u64 {
+        if self.instant.1 > 10_000 + 1_000 * self.colliders.len() as u64 {
             return Err(SimulationError::NoProgress {
-                bodies: (
-                    world.bodies[a].name().to_string(),
-                    world.bodies[b].name().to_string(),
-                ),
+                bodies: (world.name(ca), world.name(cb)),
                 time: t,
             });
         }
         let settings = world.settings;
-        let (body_a, body_b) = (&world.bodies[a], &world.bodies[b]);
         let point = contact_point(contact);
-        let ra = point - body_a.center_of_mass();
-        let rb = point - body_b.center_of_mass();
         // Collision frame: z along the normal (from b to a), tangents completing it (§3.2).
         let (t1, t2) = orthonormal_basis(&contact.normal);
         let frame = Mat3::from_columns(&[t1, t2, contact.normal]);
-        let k_world =
-            body_collision_matrix(body_a.inverse_mass(), &body_a.inverse_inertia_world(), &ra)
-                + body_collision_matrix(
-                    body_b.inverse_mass(),
-                    &body_b.inverse_inertia_world(),
-                    &rb,
-                );
+        // K = K_a + K_b (eq. 5.2): each the rigid body's (eq. 3.4) or the link's (§5.3.3).
+        let k_world = world.collision_matrix(ca, &point) + world.collision_matrix(cb, &point);
         let k = frame.transpose() * k_world * frame;
-        let u = frame.transpose() * (body_a.point_velocity(&point) - body_b.point_velocity(&point));
-        let material = (world.material)(BodyId(a), BodyId(b));
+        let u = frame.transpose()
+            * (world.point_velocity(ca, &point) - world.point_velocity(cb, &point));
+        let material = world.materials.between(ca, cb);
         let gravity = settings.gravity.norm();
         let micro = (settings.microcollisions && gravity > 0.0).then(|| Microcollisions {
             threshold_speed: (2.0 * gravity * settings.collision_epsilon).sqrt(),
@@ -496,45 +655,141 @@ impl Collisions {
             ResponseKind::Reversal | ResponseKind::Boosted => self.counters.microcollisions += 1,
         }
         let impulse = frame * outcome.impulse;
-        world.apply_impulse(a, t, &impulse, &point)?;
-        world.apply_impulse(b, t, &-impulse, &point)?;
+        world.apply_impulse(ca, t, &impulse, &point)?;
+        world.apply_impulse(cb, t, &-impulse, &point)?;
         self.events.push(CollisionEvent {
             time: t,
             kind,
-            bodies: (BodyId(a), BodyId(b)),
+            colliders: (ca, cb),
             point,
             normal: contact.normal,
             impulse,
         });
-        // New flights: new swept boxes for the rest of the period, and every heap pair of either
-        // body checked again now.
-        for body in [a, b] {
-            if world.bodies[body].is_dynamic()
-                && !self.unbounded[body]
-                && self.models[body].root().is_some()
-            {
-                let aabb = self.checked_swept_box(body, world.bodies, t, self.period_end)?;
-                self.broad.set(body, aabb);
+        // New flights: new swept boxes for the rest of the period (for a link, its whole
+        // multibody's), and every heap pair of the changed colliders checked again now.
+        let mut changed: Vec<usize> = Vec::new();
+        for c in [a, b] {
+            match self.colliders[c] {
+                Collider::Body(id) => {
+                    if world.bodies[id.0].is_dynamic() {
+                        if self.bounded(c) {
+                            let aabb = self.checked_swept_box(c, world, t, self.period_end)?;
+                            self.broad.set(c, aabb);
+                        }
+                        changed.push(c);
+                    }
+                }
+                Collider::Link(m, _) => {
+                    self.renew_envelope(m.0, t, world)?;
+                    changed.extend(self.link_colliders[m.0].iter().copied());
+                }
             }
         }
         let changes = self.broad.update();
         self.counters.broad_phase_pairs += changes.added.len() as u64;
         for q in changes.added {
-            self.schedule(q, t, world.bodies);
+            self.schedule(q, t, world);
         }
-        let mut recheck: Vec<Pair> = self.pairs_of[a]
+        let mut recheck: Vec<Pair> = changed
             .iter()
-            .chain(self.pairs_of[b].iter())
-            .copied()
+            .flat_map(|&c| self.pairs_of[c].iter().copied())
             .filter(|q| *q != p)
             .collect();
         recheck.sort_unstable();
         recheck.dedup();
         for q in recheck {
-            self.schedule(q, t, world.bodies);
+            self.schedule(q, t, world);
         }
         Ok(())
     }
+}
+
+/// Every collider of a world and its collision geometry.
+pub(crate) struct ColliderTable {
+    /// The bodies first, then each multibody's links that have shapes.
+    pub colliders: Vec<Collider>,
+    /// Collider index of each multibody's links.
+    pub link_colliders: Vec<Vec<usize>>,
+    pub models: Vec<CollisionModel>,
+    /// Reach from the centre of the collider's motion (centre of mass, or the model origin of
+    /// fixed and kinematic bodies), and its spin reach.
+    pub reach: Vec<f64>,
+    pub spin_reach: Vec<f64>,
+    /// The fixed body (collider index) a root link hangs from.
+    pub anchors: Vec<Option<usize>>,
+}
+
+impl ColliderTable {
+    pub fn new(bodies: &[RigidBody], multibodies: &[Multibody]) -> Self {
+        let mut table = Self {
+            colliders: Vec::new(),
+            link_colliders: Vec::new(),
+            models: Vec::new(),
+            reach: Vec::new(),
+            spin_reach: Vec::new(),
+            anchors: Vec::new(),
+        };
+        let push = |table: &mut Self, collider, model: CollisionModel, centre, anchor| {
+            table.reach.push(model.reach_from(&centre));
+            table.spin_reach.push(model.spin_reach_from(&centre));
+            table.models.push(model);
+            table.colliders.push(collider);
+            table.anchors.push(anchor);
+        };
+        for (i, body) in bodies.iter().enumerate() {
+            let centre = match body.motion() {
+                MotionType::Dynamic => body.mass_properties().center_of_mass,
+                _ => Point::origin(),
+            };
+            let model = CollisionModel::from_shapes(body.shapes());
+            push(&mut table, Collider::Body(BodyId(i)), model, centre, None);
+        }
+        for (m, multibody) in multibodies.iter().enumerate() {
+            let mut indices = Vec::new();
+            for (l, link) in multibody.tree().links().iter().enumerate() {
+                if link.shapes.is_empty() {
+                    continue;
+                }
+                let anchor = link
+                    .attached_to
+                    .as_ref()
+                    .filter(|_| link.parent.is_none())
+                    .and_then(|name| bodies.iter().position(|b| b.name() == name));
+                indices.push(table.colliders.len());
+                let model = CollisionModel::from_shapes(&link.shapes);
+                let centre = Point::from(link.body_to_model.translation.vector);
+                push(
+                    &mut table,
+                    Collider::Link(MultibodyId(m), l),
+                    model,
+                    centre,
+                    anchor,
+                );
+            }
+            table.link_colliders.push(indices);
+        }
+        table
+    }
+}
+
+/// Whether two colliders (with their anchors and indices) may collide at all: something in
+/// the pair responds to impulses, and it is not two links of one multibody nor a root link and
+/// the fixed body it hangs from.
+pub(crate) fn may_collide(
+    colliders: (Collider, Collider),
+    anchors: (Option<usize>, Option<usize>),
+    indices: (usize, usize),
+    something_dynamic: bool,
+) -> bool {
+    if !something_dynamic {
+        return false;
+    }
+    if let (Collider::Link(m, _), Collider::Link(n, _)) = colliders
+        && m == n
+    {
+        return false;
+    }
+    anchors.0 != Some(indices.1) && anchors.1 != Some(indices.0)
 }
 
 /// Where a collision acts: midway between the closest points (which are up to ε apart along
@@ -556,31 +811,96 @@ fn prescribed_speed(motion: &crate::dynamics::PrescribedMotion) -> f64 {
             .sum::<f64>()
 }
 
-/// What the loop needs of the world: its bodies, settings and contact materials.
-pub(crate) struct Bodies<'a> {
+/// What the loop works on: the world's bodies and multibodies, its settings and contact
+/// materials.
+pub(crate) struct Participants<'a> {
     pub bodies: &'a mut [RigidBody],
+    pub multibodies: &'a mut [Multibody],
     pub settings: &'a WorldSettings,
-    pub material: &'a dyn Fn(BodyId, BodyId) -> Material,
+    pub materials: &'a MaterialTable<'a>,
 }
 
-impl Bodies<'_> {
-    /// Moves body `i` to time `t`, checking its state stays finite.
-    fn sample(&mut self, i: usize, t: f64) -> Result<(), SimulationError> {
-        super::advance_body(&mut self.bodies[i], t)
+impl Participants<'_> {
+    /// Moves collider `c` (a body, or a link's whole multibody) to time `t`, checking its
+    /// state stays finite.
+    fn sample(&mut self, c: Collider, t: f64) -> Result<(), SimulationError> {
+        match c {
+            Collider::Body(id) => super::advance_body(&mut self.bodies[id.0], t),
+            Collider::Link(m, _) => self.advance_multibody(m.0, t),
+        }
+    }
+
+    fn advance_multibody(&mut self, m: usize, t: f64) -> Result<(), SimulationError> {
+        let multibody = &mut self.multibodies[m];
+        multibody
+            .advance_to(t)
+            .map_err(|error| SimulationError::Multibody {
+                multibody: multibody.name().to_string(),
+                error,
+            })
+    }
+
+    /// Display name: the body's, or `multibody/link`.
+    fn name(&self, c: Collider) -> String {
+        match c {
+            Collider::Body(id) => self.bodies[id.0].name().to_string(),
+            Collider::Link(m, l) => {
+                let multibody = &self.multibodies[m.0];
+                format!("{}/{}", multibody.name(), multibody.tree().links()[l].name)
+            }
+        }
+    }
+
+    fn model_pose(&self, c: Collider) -> Pose {
+        match c {
+            Collider::Body(id) => self.bodies[id.0].model_pose(),
+            Collider::Link(m, l) => self.multibodies[m.0].link_model_pose(l),
+        }
+    }
+
+    fn point_velocity(&self, c: Collider, point: &Point) -> Vec3 {
+        match c {
+            Collider::Body(id) => self.bodies[id.0].point_velocity(point),
+            Collider::Link(m, l) => self.multibodies[m.0].point_velocity(l, &point.coords),
+        }
+    }
+
+    /// The collider's share of the collision matrix at `point`, world frame.
+    fn collision_matrix(&self, c: Collider, point: &Point) -> Mat3 {
+        match c {
+            Collider::Body(id) => {
+                let body = &self.bodies[id.0];
+                body_collision_matrix(
+                    body.inverse_mass(),
+                    &body.inverse_inertia_world(),
+                    &(point - body.center_of_mass()),
+                )
+            }
+            Collider::Link(m, l) => self.multibodies[m.0].collision_matrix(l, &point.coords),
+        }
     }
 
     fn apply_impulse(
         &mut self,
-        i: usize,
+        c: Collider,
         t: f64,
         impulse: &Vec3,
         point: &Point,
     ) -> Result<(), SimulationError> {
-        let body = &mut self.bodies[i];
-        body.apply_impulse(t, impulse, point)
-            .map_err(|error| SimulationError::Integration {
-                body: body.name().to_string(),
-                error,
-            })
+        match c {
+            Collider::Body(id) => {
+                let body = &mut self.bodies[id.0];
+                body.apply_impulse(t, impulse, point).map_err(|error| {
+                    SimulationError::Integration {
+                        body: body.name().to_string(),
+                        error,
+                    }
+                })
+            }
+            Collider::Link(m, l) => {
+                self.multibodies[m.0].apply_impulse(l, &point.coords, impulse);
+                Ok(())
+            }
+        }
     }
 }

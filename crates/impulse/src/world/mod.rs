@@ -11,8 +11,8 @@ mod collisions;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
-use collisions::{Bodies, Collisions};
 pub use collisions::{BroadPhaseKind, LoopCounters};
+use collisions::{ColliderTable, Collisions, Participants, may_collide};
 
 use crate::collision::{NarrowStats, PairCache, closest};
 use crate::dynamics::{BodyDesc, BodyError, BodyId, Material, RigidBody};
@@ -79,6 +79,15 @@ impl Default for WorldSettings {
     }
 }
 
+/// Something that collides: a rigid body, or a link of a multibody.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Collider {
+    /// A rigid body.
+    Body(BodyId),
+    /// Link `.1` (index in its tree) of a multibody.
+    Link(MultibodyId, usize),
+}
+
 /// One collision impulse, as recorded for viewers and analysis.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CollisionEvent {
@@ -86,8 +95,8 @@ pub struct CollisionEvent {
     pub time: f64,
     /// Ordinary collision or microcollision.
     pub kind: ResponseKind,
-    /// The two bodies (the impulse acts on the first, its opposite on the second).
-    pub bodies: (BodyId, BodyId),
+    /// The two colliders (the impulse acts on the first, its opposite on the second).
+    pub colliders: (Collider, Collider),
     /// Contact point (midway between the closest points), world frame.
     pub point: Point,
     /// Contact normal, from the second body towards the first.
@@ -96,11 +105,11 @@ pub struct CollisionEvent {
     pub impulse: Vec3,
 }
 
-/// Two bodies found overlapping.
+/// Two colliders found overlapping.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Interpenetration {
-    /// The two bodies.
-    pub bodies: (BodyId, BodyId),
+    /// The two colliders.
+    pub colliders: (Collider, Collider),
     /// How deep.
     pub depth: f64,
 }
@@ -324,6 +333,7 @@ impl World {
         )
         .map_err(|error| AddMultibodyError::Build { name, error })?;
         self.multibodies.push(multibody);
+        self.collisions.invalidate();
         Ok(MultibodyId(self.multibodies.len() - 1))
     }
 
@@ -378,19 +388,27 @@ impl World {
     /// Friction and restitution of a contact between two bodies: a per-body-pair override if
     /// there is one, else a per-material-pair override, else the mean of the two bodies' values.
     pub fn contact_material(&self, a: BodyId, b: BodyId) -> Material {
-        let table = self.material_table();
-        table.between(a, b)
+        self.material_table()
+            .between(Collider::Body(a), Collider::Body(b))
     }
 
     fn material_table(&self) -> MaterialTable<'_> {
-        MaterialTable {
-            bodies: self
-                .bodies
-                .iter()
-                .map(|b| (b.material(), b.material_name().map(str::to_string)))
-                .collect(),
-            pair_materials: &self.pair_materials,
-            material_pairs: &self.material_pairs,
+        MaterialTable::new(
+            &self.bodies,
+            &self.multibodies,
+            &self.pair_materials,
+            &self.material_pairs,
+        )
+    }
+
+    /// Display name of a collider: the body's name, or `multibody/link`.
+    pub fn collider_name(&self, c: Collider) -> String {
+        match c {
+            Collider::Body(id) => self.bodies[id.0].name().to_string(),
+            Collider::Link(m, l) => {
+                let multibody = &self.multibodies[m.0];
+                format!("{}/{}", multibody.name(), multibody.tree().links()[l].name)
+            }
         }
     }
 
@@ -407,24 +425,23 @@ impl World {
             for body in &mut self.bodies {
                 advance_body(body, self.time)?;
             }
-            self.collisions
-                .start(self.time, &self.bodies, &self.settings)?;
+            self.advance_multibodies(self.time)?;
         }
-        let table = MaterialTable {
-            bodies: self
-                .bodies
-                .iter()
-                .map(|b| (b.material(), b.material_name().map(str::to_string)))
-                .collect(),
-            pair_materials: &self.pair_materials,
-            material_pairs: &self.material_pairs,
-        };
-        let material = |a: BodyId, b: BodyId| table.between(a, b);
-        let mut world = Bodies {
+        let table = MaterialTable::new(
+            &self.bodies,
+            &self.multibodies,
+            &self.pair_materials,
+            &self.material_pairs,
+        );
+        let mut world = Participants {
             bodies: &mut self.bodies,
+            multibodies: &mut self.multibodies,
             settings: &self.settings,
-            material: &material,
+            materials: &table,
         };
+        if !self.collisions.started() {
+            self.collisions.start(self.time, &mut world)?;
+        }
         while let Some(next) = self.collisions.next_time() {
             if next > t {
                 break;
@@ -449,43 +466,62 @@ impl World {
         self.collisions.max_penetration
     }
 
-    /// Pairs of bodies that overlap now, with their depths (at least one of each pair movable).
+    /// Pairs of colliders (bodies and multibody links) that overlap now, with their depths:
+    /// the pairs that could collide (at least one responds to impulses; not two links of one
+    /// multibody, nor a root link and the body it hangs from).
     pub fn interpenetrations(&self) -> Vec<Interpenetration> {
-        let models: Vec<crate::collision::CollisionModel> = self
-            .bodies
+        let table = ColliderTable::new(&self.bodies, &self.multibodies);
+        let poses: Vec<crate::math::Pose> = table
+            .colliders
             .iter()
-            .map(|b| crate::collision::CollisionModel::from_shapes(b.shapes()))
+            .map(|&c| match c {
+                Collider::Body(id) => self.bodies[id.0].model_pose(),
+                Collider::Link(m, l) => self.multibodies[m.0].link_model_pose(l),
+            })
             .collect();
-        let boxes: Vec<Option<crate::geometry::Aabb>> = self
-            .bodies
+        let dynamic: Vec<bool> = table
+            .colliders
             .iter()
-            .zip(&models)
-            .map(|(b, m)| {
+            .map(|&c| match c {
+                Collider::Body(id) => self.bodies[id.0].is_dynamic(),
+                Collider::Link(..) => true,
+            })
+            .collect();
+        let boxes: Vec<Option<crate::geometry::Aabb>> = table
+            .models
+            .iter()
+            .zip(&poses)
+            .map(|(m, pose)| {
                 if m.half_spaces.is_empty() {
-                    m.aabb(&b.model_pose())
+                    m.aabb(pose)
                 } else {
                     None
                 }
             })
             .collect();
+        let n = table.colliders.len();
         let mut found = Vec::new();
-        for i in 0..self.bodies.len() {
-            for j in i + 1..self.bodies.len() {
-                if !(self.bodies[i].is_dynamic() || self.bodies[j].is_dynamic()) {
+        for i in 0..n {
+            for j in i + 1..n {
+                let eligible = may_collide(
+                    (table.colliders[i], table.colliders[j]),
+                    (table.anchors[i], table.anchors[j]),
+                    (i, j),
+                    dynamic[i] || dynamic[j],
+                );
+                if !eligible {
                     continue;
                 }
-                let bounded = matches!((&boxes[i], &boxes[j]), (Some(_), Some(_)));
-                if bounded
-                    && let (Some(x), Some(y)) = (&boxes[i], &boxes[j])
+                if let (Some(x), Some(y)) = (&boxes[i], &boxes[j])
                     && !crate::collision::broad::overlap(x, y)
                 {
                     continue;
                 }
                 let contact = closest(
-                    &models[i],
-                    &self.bodies[i].model_pose(),
-                    &models[j],
-                    &self.bodies[j].model_pose(),
+                    &table.models[i],
+                    &poses[i],
+                    &table.models[j],
+                    &poses[j],
                     &mut PairCache::default(),
                     &mut NarrowStats::default(),
                 );
@@ -493,7 +529,7 @@ impl World {
                     && c.distance < 0.0
                 {
                     found.push(Interpenetration {
-                        bodies: (BodyId(i), BodyId(j)),
+                        colliders: (table.colliders[i], table.colliders[j]),
                         depth: -c.distance,
                     });
                 }
@@ -572,19 +608,57 @@ pub(crate) fn advance_body(body: &mut RigidBody, t: f64) -> Result<(), Simulatio
 }
 
 /// Contact materials, looked up without touching the bodies (so the loop can move them).
-struct MaterialTable<'a> {
+pub(crate) struct MaterialTable<'a> {
     bodies: Vec<(Material, Option<String>)>,
+    /// Per multibody, per link.
+    links: Vec<Vec<(Material, Option<String>)>>,
     pair_materials: &'a BTreeMap<(BodyId, BodyId), Material>,
     material_pairs: &'a BTreeMap<(String, String), Material>,
 }
 
-impl MaterialTable<'_> {
-    fn between(&self, a: BodyId, b: BodyId) -> Material {
-        if let Some(m) = self.pair_materials.get(&(a.min(b), a.max(b))) {
+impl<'a> MaterialTable<'a> {
+    fn new(
+        bodies: &[RigidBody],
+        multibodies: &[Multibody],
+        pair_materials: &'a BTreeMap<(BodyId, BodyId), Material>,
+        material_pairs: &'a BTreeMap<(String, String), Material>,
+    ) -> Self {
+        Self {
+            bodies: bodies
+                .iter()
+                .map(|b| (b.material(), b.material_name().map(str::to_string)))
+                .collect(),
+            links: multibodies
+                .iter()
+                .map(|m| {
+                    m.tree()
+                        .links()
+                        .iter()
+                        .map(|l| (l.material, l.material_name.clone()))
+                        .collect()
+                })
+                .collect(),
+            pair_materials,
+            material_pairs,
+        }
+    }
+
+    fn of(&self, c: Collider) -> &(Material, Option<String>) {
+        match c {
+            Collider::Body(id) => &self.bodies[id.0],
+            Collider::Link(m, l) => &self.links[m.0][l],
+        }
+    }
+
+    /// A per-body-pair override, else a per-material-pair override, else the mean.
+    pub(crate) fn between(&self, a: Collider, b: Collider) -> Material {
+        if let (Collider::Body(a), Collider::Body(b)) = (a, b)
+            && let Some(m) = self.pair_materials.get(&(a.min(b), a.max(b)))
+        {
             return *m;
         }
-        let (ma, na) = &self.bodies[a.0];
-        let (mb, nb) = &self.bodies[b.0];
+        let (ma, na) = self.of(a);
+        let (mb, nb) = self.of(b);
         if let (Some(na), Some(nb)) = (na, nb) {
             let key = if na <= nb { (na, nb) } else { (nb, na) };
             if let Some(m) = self.material_pairs.get(&(key.0.clone(), key.1.clone())) {
