@@ -210,7 +210,12 @@ fn v7_sticking_predicates_and_ray_counts() {
     for _ in 0..3000 {
         let k = random_spd(&mut rng);
         let mu = rng.random_range(0.05..1.5);
-        let stable = sticking_is_stable(&k.try_inverse().unwrap(), mu);
+        let stable = sticking_is_stable(&k, mu);
+        // Theorem 9 as the thesis writes it, through K⁻¹.
+        let inverse = k.try_inverse().unwrap();
+        let theorem_9 =
+            inverse[(0, 2)].powi(2) + inverse[(1, 2)].powi(2) <= mu * mu * inverse[(2, 2)].powi(2);
+        assert_eq!(stable, theorem_9, "{k} μ={mu}");
         assert_eq!(stable, ellipse_encircles_origin(&k, mu), "{k} μ={mu}");
         let all = rays(&k, mu);
         assert!(all.len() <= 4);
@@ -232,7 +237,7 @@ fn v7_sticking_predicates_and_ray_counts() {
 /// as chattering around u_t = 0, which fixed small steps average out.
 fn brute_force(k: &Mat3, u0: &Vec3, mu: f64, e: f64) -> Vec3 {
     let k_inverse = k.try_inverse().unwrap();
-    let stable = sticking_is_stable(&k_inverse, mu);
+    let stable = sticking_is_stable(k, mu);
     let rate = |u: &Vec3| -> Vec3 {
         let speed = u.x.hypot(u.y);
         if speed < 1e-9 && stable {
@@ -363,4 +368,34 @@ fn nearly_normal_impact_with_stable_sticking_completes_the_collision() {
         "{:?} vs brute force {reference:?}",
         out.final_velocity
     );
+}
+
+/// Regression: two pendulums hinged about parallel axes collided with a sideways impulse of
+/// 4e16. Their collision matrix is singular (neither bob can move along the hinge axis), and
+/// the impulse was recovered as `K⁻¹ Δu` through a near-singular inverse. The impulse is now
+/// integrated with the velocity. Checked against the same collision with a tiny mobility δ
+/// added along the immobile direction (a regular K, where the old formula held): the impulses
+/// agree to O(δ) and none acts along the immobile direction.
+#[test]
+fn a_singular_collision_matrix_gets_no_impulse_along_its_null_direction() {
+    // Zero along x up to rounding noise, as assembled from the two links' matrices.
+    let singular = Mat3::new(1e-18, 1e-17, 0.0, 1e-17, 1.0, 0.2, 0.0, 0.2, 2.0);
+    let u0 = Vec3::new(0.0, 0.4, -1.0);
+    for (mu, e) in [(0.0, 1.0), (0.3, 0.5), (2.0, 0.8)] {
+        for law in [RestitutionLaw::Stronge, RestitutionLaw::Poisson] {
+            let out = integrate(&singular, &u0, mu, e, law);
+            assert!(out.impulse.x.abs() < 1e-9, "{}", out.impulse);
+            let consistency = singular * out.impulse - (out.final_velocity - u0);
+            assert!(consistency.norm() < 1e-9, "{consistency}");
+            let delta = 1e-7;
+            let regular = singular + Mat3::from_diagonal(&Vec3::new(delta, 0.0, 0.0));
+            let reference = integrate(&regular, &u0, mu, e, law);
+            assert!(
+                (out.impulse - reference.impulse).norm() < 1e-5,
+                "μ {mu} e {e}: {} vs {}",
+                out.impulse,
+                reference.impulse
+            );
+        }
+    }
 }

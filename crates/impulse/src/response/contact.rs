@@ -48,9 +48,12 @@ pub fn respond(
         && -u0.z < micro.threshold_speed
     {
         // Type 2: reverse the whole relative velocity, if friction can supply that impulse.
+        // A singular K (a multibody link) can make the reversal impossible; its near-inverse
+        // then gives an impulse that does not produce it, and the residual tells.
         if let Some(k_inverse) = k.try_inverse() {
             let impulse = -2.0 * (k_inverse * u0);
-            if impulse.x.hypot(impulse.y) <= mu * impulse.z {
+            let reverses = (k * impulse + 2.0 * u0).norm() <= 1e-9 * u0.norm();
+            if reverses && impulse.x.hypot(impulse.y) <= mu * impulse.z {
                 let outcome = Outcome {
                     final_velocity: -u0,
                     impulse,

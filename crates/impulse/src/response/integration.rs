@@ -18,9 +18,13 @@
 //! output. While the contact slides the equations are integrated numerically; once the
 //! tangential velocity vanishes it sticks if friction can hold it (Theorem 9) and otherwise
 //! slides away along the unique diverging ray (Theorem 16), both in closed form
-//! (eqs. 3.13–3.14). The impulse is `p = K⁻¹ (u_f − u_0)`.
+//! (eqs. 3.13–3.14).
+//!
+//! The impulse vector is integrated along with the velocity (`dp/dp_z = ξ`), not recovered as
+//! `K⁻¹ (u_f − u_0)`: a multibody link's K can be singular (a pendulum bob cannot move
+//! sideways), and then only the integrated impulse is meaningful.
 
-use super::sticking::{diverging_ray, sliding_vector, sticking_is_stable};
+use super::sticking::{diverging_ray, sliding_vector, stick_correction, sticking_direction};
 use crate::integrate::{AdaptiveRk, OdeSystem, Tolerance};
 use crate::math::{Mat3, Vec3};
 
@@ -41,10 +45,10 @@ pub enum RestitutionLaw {
 pub struct Outcome {
     /// Relative contact velocity after the collision (collision frame).
     pub final_velocity: Vec3,
-    /// Impulse on body 1 (collision frame): `K⁻¹ (u_f − u_0)`.
+    /// Impulse on body 1 (collision frame), with `K p = u_f − u_0`.
     pub impulse: Vec3,
     /// Work of the impulse, equal to the change of the bodies' kinetic energy (Theorem 11):
-    /// `½ (u_f + u_0)ᵀ K⁻¹ (u_f − u_0)`.
+    /// `½ (u_f + u_0)ᵀ p`.
     pub work: f64,
     /// Work of the normal impulse during compression, `W_c`.
     pub compression_work: f64,
@@ -62,13 +66,10 @@ enum Mode {
 /// Integrates a collision with collision matrix `k`, initial relative velocity `u0` (u0.z < 0),
 /// friction `mu` and restitution `e` (Stronge allows `e > 1`: microcollisions inject energy).
 pub fn integrate(k: &Mat3, u0: &Vec3, mu: f64, e: f64, law: RestitutionLaw) -> Outcome {
-    let k_inverse = k
-        .try_inverse()
-        .unwrap_or_else(|| k.pseudo_inverse(1e-12).unwrap_or(Mat3::zeros()));
-    let context = Context::new(k, &k_inverse, mu, u0);
+    let context = Context::new(k, mu, u0);
     let start = State {
         u: *u0,
-        p: 0.0,
+        impulse: Vec3::zeros(),
         w: 0.0,
         mode: context.initial_mode(u0),
     };
@@ -77,20 +78,20 @@ pub fn integrate(k: &Mat3, u0: &Vec3, mu: f64, e: f64, law: RestitutionLaw) -> O
     let compression_work = compressed.w;
     let goal = match law {
         RestitutionLaw::Stronge => Goal::Work((1.0 - e * e) * compression_work),
-        RestitutionLaw::Poisson => Goal::Impulse((1.0 + e) * compressed.p),
+        RestitutionLaw::Poisson => Goal::Impulse((1.0 + e) * compressed.impulse.z),
     };
     let done = match goal {
         Goal::Work(target) => compressed.w >= target,
-        Goal::Impulse(target) => compressed.p >= target,
+        Goal::Impulse(target) => compressed.impulse.z >= target,
         Goal::NormalRest => true,
     };
-    let final_velocity = if done {
-        compressed.u
+    let end = if done {
+        compressed
     } else {
-        context.advance(compressed, goal).u
+        context.advance(compressed, goal)
     };
-    let impulse = k_inverse * (final_velocity - u0);
-    let work = 0.5 * (final_velocity + u0).dot(&(k_inverse * (final_velocity - u0)));
+    let (final_velocity, impulse) = (end.u, end.impulse);
+    let work = 0.5 * (final_velocity + u0).dot(&impulse);
     Outcome {
         final_velocity,
         impulse,
@@ -110,46 +111,52 @@ enum Goal {
     Impulse(f64),
 }
 
-/// The collision's progress: relative velocity, normal impulse, normal work, sliding mode.
+/// The collision's progress: relative velocity, impulse (its `z` the normal impulse, the
+/// integration variable), normal work, sliding mode.
 #[derive(Clone, Copy, Debug)]
 struct State {
     u: Vec3,
-    p: f64,
+    impulse: Vec3,
     w: f64,
     mode: Mode,
 }
 
 struct Context<'a> {
     k: &'a Mat3,
-    k_inverse: &'a Mat3,
     mu: f64,
+    /// Impulse per unit normal impulse while stuck (eq. 3.6).
+    stuck: Vec3,
     stable: bool,
     diverging: Option<f64>,
     /// Tangential speed below which the contact counts as stuck.
     sticking_speed: f64,
-    /// The integrated work is `W_z / work_scale`, in velocity units like the other components,
-    /// so that one absolute tolerance suits them all.
+    /// The integrated work is `W_z / work_scale` and the tangential impulse `p_t · |K|`, in
+    /// velocity units like the other components, so that one absolute tolerance suits them all.
     work_scale: f64,
+    impulse_scale: f64,
     tolerance: Tolerance,
 }
 
 impl<'a> Context<'a> {
-    fn new(k: &'a Mat3, k_inverse: &'a Mat3, mu: f64, u0: &Vec3) -> Self {
-        let stable = sticking_is_stable(k_inverse, mu);
+    fn new(k: &'a Mat3, mu: f64, u0: &Vec3) -> Self {
+        let stuck = sticking_direction(k);
+        let stable = stuck.x * stuck.x + stuck.y * stuck.y <= mu * mu; // Theorem 9
         let speed = u0.norm().max(f64::MIN_POSITIVE);
-        let work_scale = (speed * k_inverse.norm()).max(f64::MIN_POSITIVE);
+        let impulse_scale = k.norm().max(f64::MIN_POSITIVE);
+        let work_scale = (speed / impulse_scale).max(f64::MIN_POSITIVE);
         // Near u_t = 0 the sliding direction turns ever faster, and the error control holds
         // u_t only to about the absolute tolerance: below that the integration would chatter
         // about zero. Sticking is declared four orders of magnitude above it.
         let absolute = 1e-12 * speed;
         Self {
             k,
-            k_inverse,
             mu,
+            stuck,
             stable,
             diverging: if stable { None } else { diverging_ray(k, mu) },
             sticking_speed: 1e4 * absolute,
             work_scale,
+            impulse_scale,
             tolerance: Tolerance {
                 relative: 1e-10,
                 absolute,
@@ -180,18 +187,25 @@ impl<'a> Context<'a> {
     /// in closed form.
     fn advance(&self, mut state: State, goal: Goal) -> State {
         loop {
-            let rate = match state.mode {
+            let (direction, rate) = match state.mode {
                 // Stuck: the impulse keeps u_t = 0, so du/dp_z = (0, 0, 1/K⁻¹₃₃) (eq. 3.6).
-                Mode::Stick => Vec3::new(0.0, 0.0, 1.0 / self.k_inverse[(2, 2)]),
+                Mode::Stick => (self.stuck, Vec3::new(0.0, 0.0, (self.k * self.stuck).z)),
                 // On a ray: du/dp_z = K ξ(β), constant.
-                Mode::Ray(beta) => self.k * sliding_vector(self.mu, beta),
+                Mode::Ray(beta) => {
+                    let xi = sliding_vector(self.mu, beta);
+                    (xi, self.k * xi)
+                }
                 Mode::Slide => {
                     let (next, stuck) = self.slide(&state, goal);
                     state = next;
                     if !stuck {
                         return state;
                     }
-                    state.u = Vec3::new(0.0, 0.0, state.u.z);
+                    // Stuck at a speed just above zero: the impulse that takes it to zero.
+                    let correction = stick_correction(self.k, (state.u.x, state.u.y));
+                    state.impulse.x += correction.x;
+                    state.impulse.y += correction.y;
+                    state.u = Vec3::new(0.0, 0.0, state.u.z + correction.z);
                     state.mode = self.stuck_mode();
                     continue;
                 }
@@ -200,7 +214,7 @@ impl<'a> Context<'a> {
             let dp = match goal {
                 Goal::NormalRest if rate.z > 0.0 => (-state.u.z / rate.z).max(0.0),
                 Goal::NormalRest => 0.0,
-                Goal::Impulse(target) => (target - state.p).max(0.0),
+                Goal::Impulse(target) => (target - state.impulse.z).max(0.0),
                 Goal::Work(target) => {
                     // ½ r Δp² + u_z Δp = target − W, written without cancellation.
                     let need = (target - state.w).max(0.0);
@@ -222,7 +236,7 @@ impl<'a> Context<'a> {
             };
             return State {
                 u,
-                p: state.p + dp,
+                impulse: state.impulse + direction * dp,
                 w,
                 mode: state.mode,
             };
@@ -237,8 +251,9 @@ impl<'a> Context<'a> {
             k: self.k,
             mu: self.mu,
             work_scale: self.work_scale,
+            impulse_scale: self.impulse_scale,
         };
-        let scale = self.work_scale;
+        let (scale, impulse_scale) = (self.work_scale, self.impulse_scale);
         let reached = |y: &[f64], p: f64| match goal {
             Goal::NormalRest => y[2] >= 0.0,
             Goal::Work(target) => y[2] > 0.0 && y[3] * scale >= target,
@@ -250,16 +265,23 @@ impl<'a> Context<'a> {
         };
         let pack = |p: f64, y: &[f64]| State {
             u: Vec3::new(y[0], y[1], y[2]),
-            p,
+            impulse: Vec3::new(y[4] / impulse_scale, y[5] / impulse_scale, p),
             w: y[3] * scale,
             mode: Mode::Slide,
         };
-        let y0 = [state.u.x, state.u.y, state.u.z, state.w / scale];
-        let Ok(mut rk) = AdaptiveRk::new(&system, state.p, &y0, self.tolerance) else {
+        let y0 = [
+            state.u.x,
+            state.u.y,
+            state.u.z,
+            state.w / scale,
+            state.impulse.x * impulse_scale,
+            state.impulse.y * impulse_scale,
+        ];
+        let Ok(mut rk) = AdaptiveRk::new(&system, state.impulse.z, &y0, self.tolerance) else {
             return (*state, false);
         };
-        let mut y = [0.0; 4];
-        let mut dy = [0.0; 4];
+        let mut y = [0.0; 6];
+        let mut dy = [0.0; 6];
         for _ in 0..MAX_SLIDING_STEPS {
             let p = rk.time();
             y.copy_from_slice(rk.state());
@@ -298,8 +320,8 @@ impl<'a> Context<'a> {
                 return (found, false);
             }
         }
-        // Out of steps (not seen in practice): stop sliding here. The impulse stays consistent
-        // with the velocity change, since it is computed as K⁻¹ Δu.
+        // Out of steps (not seen in practice): stop sliding here, impulse and velocity change
+        // consistent as integrated.
         let last = pack(rk.time(), rk.state());
         (last, last.u.x.hypot(last.u.y) < 1e3 * self.sticking_speed)
     }
@@ -308,16 +330,18 @@ impl<'a> Context<'a> {
 /// Bound on the integration steps of one sliding phase.
 const MAX_SLIDING_STEPS: usize = 100_000;
 
-/// Sliding with p_z as the variable (Theorem 8): y = [u_x, u_y, u_z, W_z / work_scale].
+/// Sliding with p_z as the variable (Theorem 8):
+/// y = [u_x, u_y, u_z, W_z / work_scale, p_x · impulse_scale, p_y · impulse_scale].
 struct ImpulseSystem<'a> {
     k: &'a Mat3,
     mu: f64,
     work_scale: f64,
+    impulse_scale: f64,
 }
 
 impl OdeSystem for ImpulseSystem<'_> {
     fn dimension(&self) -> usize {
-        4
+        6
     }
     fn derivative(&self, _p: f64, y: &[f64], dydt: &mut [f64]) {
         // ξ = (−μ û_t, 1) without trigonometry (Definition 2 with cos θ, sin θ = û_t).
@@ -332,5 +356,7 @@ impl OdeSystem for ImpulseSystem<'_> {
         dydt[1] = kx.y;
         dydt[2] = kx.z;
         dydt[3] = y[2] / self.work_scale;
+        dydt[4] = xi.x * self.impulse_scale;
+        dydt[5] = xi.y * self.impulse_scale;
     }
 }
