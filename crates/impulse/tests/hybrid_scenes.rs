@@ -1,0 +1,98 @@
+//! The passive hybrid scenes of Mirtich §7.2 (digest S13–S15), run from their scene files under
+//! `scenes/hybrid/`: what the thesis says they do, checked as numbers. Units cm, g, s.
+
+use std::path::Path;
+
+use impulse::World;
+use impulse::scene;
+
+fn load(name: &str) -> World {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenes/hybrid")
+        .join(name);
+    match scene::load(&path) {
+        Ok(scene) => {
+            assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+            scene.world
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Heights of the bodies whose names start with `prefix`.
+fn heights(world: &World, prefix: &str) -> Vec<f64> {
+    world
+        .bodies()
+        .iter()
+        .filter(|b| b.name().starts_with(prefix))
+        .map(|b| b.state().position.z)
+        .collect()
+}
+
+/// S13: the balls land on the see-saw, which tips towards the side each lands on, rocks as
+/// they roll off and fall through the opening, and comes back level once they are gone.
+#[test]
+fn see_saw_tips_as_balls_land_and_lets_them_through() {
+    let mut world = load("see_saw.toml");
+    let epsilon = world.settings().collision_epsilon;
+    let see_saw = world.multibody_id("see-saw").unwrap();
+    // A positive hinge angle lowers the plank's +x end.
+    let angle = |w: &World| w.multibody(see_saw).q()[0].to_degrees();
+    let (mut lowest, mut highest) = (0.0f64, 0.0f64);
+    let mut first_landing = None;
+    let mut leaned = false;
+    let mut t = 0.0;
+    while t < 7.0 {
+        t += 0.005;
+        world.advance_to(t).unwrap();
+        for event in world.take_events() {
+            let names = [
+                world.collider_name(event.colliders.0),
+                world.collider_name(event.colliders.1),
+            ];
+            if first_landing.is_none() && names.iter().any(|n| n == "see-saw/plank") {
+                first_landing = Some((event.time, event.point.x));
+            }
+        }
+        if let Some((landed, x)) = first_landing
+            && !leaned
+            && t > landed + 0.05
+        {
+            leaned = true;
+            // 50 ms after the first ball lands, the plank leans towards it by over 2°.
+            assert!(
+                angle(&world) * x.signum() > 2.0,
+                "angle {} for a ball at x = {x}",
+                angle(&world)
+            );
+        }
+        lowest = lowest.min(angle(&world));
+        highest = highest.max(angle(&world));
+        if (t - 2.5).abs() < 1e-9 {
+            // All eight balls have passed through the opening (the tray is at z ≈ 0, the
+            // floor at −30): the see-saw does not trap them.
+            let below = heights(&world, "ball")
+                .iter()
+                .filter(|&&z| z < -20.0)
+                .count();
+            assert_eq!(below, 8, "{:?}", heights(&world, "ball"));
+        }
+    }
+    assert!(leaned, "no ball touched the see-saw");
+    // It rocks: well over 20° at least one way (up to its 40° stops)...
+    assert!(
+        lowest.abs().max(highest) > 20.0,
+        "swung {lowest}..{highest}"
+    );
+    assert!(
+        lowest > -40.5 && highest < 40.5,
+        "past its stops: {lowest}..{highest}"
+    );
+    // ... and its damped hinge brings it back level (its centre of mass hangs below the hinge).
+    assert!(angle(&world).abs() < 0.5, "final angle {}", angle(&world));
+    assert!(
+        world.max_penetration() < epsilon,
+        "{}",
+        world.max_penetration()
+    );
+}
