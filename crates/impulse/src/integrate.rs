@@ -252,6 +252,20 @@ impl AdaptiveRk {
         self.tolerance.max_step = max_step;
     }
 
+    /// The size the next step will try.
+    pub fn step_size(&self) -> f64 {
+        self.h
+    }
+
+    /// Tries `h` as the next step instead of the current guess (when `h` is positive and
+    /// finite): a restarted integration of a similar motion (after an impulse, say) resumes at
+    /// the step size the last one had reached instead of growing it again from a cautious start.
+    pub fn suggest_step(&mut self, h: f64) {
+        if h > 0.0 && h.is_finite() {
+            self.h = h.min(self.tolerance.max_step);
+        }
+    }
+
     /// Accepted and rejected step counts so far.
     pub fn step_counts(&self) -> (u64, u64) {
         (self.steps_accepted, self.steps_rejected)

@@ -168,6 +168,8 @@ pub struct Multibody {
     current: Workspace,
     current_v_dot: Vec<f64>,
     steps: (u64, u64),
+    /// Step size the last flight had reached, tried first by the next one.
+    resume_step: f64,
     controller_updates: u64,
     impulses: u64,
 }
@@ -218,6 +220,7 @@ impl Multibody {
             current: Workspace::new(n),
             current_v_dot: vec![0.0; nv],
             steps: (0, 0),
+            resume_step: 0.0,
             controller_updates: 0,
             impulses: 0,
             tree: built.tree,
@@ -376,6 +379,7 @@ impl Multibody {
     fn end_flight(&mut self) {
         self.segments.clear();
         if let Some(flight) = self.flight.take() {
+            self.resume_step = flight.step_size();
             let (a, r) = flight.step_counts();
             self.steps.0 += a;
             self.steps.1 += r;
@@ -530,12 +534,9 @@ impl Multibody {
         if self.flight.is_none() {
             let mut y0 = self.q.clone();
             y0.extend_from_slice(&self.v);
-            self.flight = Some(Box::new(AdaptiveRk::new(
-                &system,
-                self.time,
-                &y0,
-                self.tolerance,
-            )?));
+            let mut flight = AdaptiveRk::new(&system, self.time, &y0, self.tolerance)?;
+            flight.suggest_step(self.resume_step);
+            self.flight = Some(Box::new(flight));
         }
         let Some(flight) = self.flight.as_mut() else {
             unreachable!("the flight was just started")

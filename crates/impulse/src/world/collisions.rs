@@ -92,6 +92,10 @@ pub(crate) struct Collisions {
     anchors: Vec<Option<usize>>,
     /// Each multibody's current motion envelope (for those with colliding links).
     envelopes: Vec<Option<MotionEnvelope>>,
+    /// How far ahead each multibody's next envelope reaches, and when its links last took an
+    /// impulse (see [`Renewal`]).
+    envelope_spans: Vec<f64>,
+    last_impulses: Vec<f64>,
     broad: Box<dyn BroadPhase + Send + Sync>,
     heap: EventHeap<Event>,
     caches: FastMap<Pair, PairCache>,
@@ -133,6 +137,8 @@ impl Collisions {
             unbounded: Vec::new(),
             anchors: Vec::new(),
             envelopes: Vec::new(),
+            envelope_spans: Vec::new(),
+            last_impulses: Vec::new(),
             broad: Box::new(HierarchicalHash::new()),
             heap: EventHeap::new(),
             caches: FastMap::default(),
@@ -191,8 +197,10 @@ impl Collisions {
         self.period_index = 0;
         self.period_end = t + world.settings.box_period;
         self.envelopes = vec![None; world.multibodies.len()];
+        self.envelope_spans = vec![world.settings.box_period; world.multibodies.len()];
+        self.last_impulses = vec![f64::NEG_INFINITY; world.multibodies.len()];
         for m in 0..world.multibodies.len() {
-            self.renew_envelope(m, t, world)?;
+            self.renew_envelope(m, t, Renewal::Period, world)?;
         }
         for c in 0..n {
             if self.bounded(c) && !self.is_link(c) {
@@ -455,7 +463,7 @@ impl Collisions {
             }
         }
         for m in 0..self.link_colliders.len() {
-            self.renew_envelope(m, t, world)?;
+            self.renew_envelope(m, t, Renewal::Period, world)?;
         }
         let changes = self.broad.update();
         self.counters.broad_phase_pairs += changes.added.len() as u64;
@@ -468,30 +476,45 @@ impl Collisions {
         Ok(())
     }
 
-    /// Moves multibody `m` to `t`, bounds its links' motion until the period's end (or its next
-    /// controller update, which sets the next `Horizon`), and gives its links their new boxes.
-    /// The broad phase is updated by the caller.
+    /// Moves multibody `m` to `t`, bounds its links' motion until the period's end, its next
+    /// controller update or the end of its span (which sets the next `Horizon`), and gives its
+    /// links their new boxes. The broad phase is updated by the caller.
     fn renew_envelope(
         &mut self,
         m: usize,
         t: f64,
+        cause: Renewal,
         world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
         if self.link_colliders[m].is_empty() {
             return Ok(());
         }
+        let longest = world.settings.box_period;
+        let span = &mut self.envelope_spans[m];
+        match cause {
+            Renewal::Period => {}
+            Renewal::Expired => *span = (2.0 * *span).min(longest),
+            Renewal::Impulse => {
+                let since = t - self.last_impulses[m];
+                self.last_impulses[m] = t;
+                *span = (2.0 * since).clamp(1e-4 * longest, longest);
+            }
+        }
+        let until = self.period_end.min(t + *span);
         world.advance_multibody(m, t)?;
         let multibody = &mut world.multibodies[m];
-        let envelope = multibody
-            .motion_envelope(self.period_end)
-            .map_err(|error| SimulationError::Multibody {
-                multibody: multibody.name().to_string(),
-                error,
-            })?;
+        let envelope =
+            multibody
+                .motion_envelope(until)
+                .map_err(|error| SimulationError::Multibody {
+                    multibody: multibody.name().to_string(),
+                    error,
+                })?;
         let end = envelope.end;
         self.envelopes[m] = Some(envelope);
         if end < self.period_end {
-            // A controller update (or a failing integration) before the period's end.
+            // The span's end, a controller update or a failing integration before the
+            // period's end.
             self.heap.set(Event::Horizon(m), end.max(t));
         } else {
             self.heap.remove(&Event::Horizon(m));
@@ -515,7 +538,7 @@ impl Collisions {
         t: f64,
         world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
-        self.renew_envelope(m, t, world)?;
+        self.renew_envelope(m, t, Renewal::Expired, world)?;
         let changes = self.broad.update();
         self.counters.broad_phase_pairs += changes.added.len() as u64;
         for p in changes.added {
@@ -680,7 +703,7 @@ impl Collisions {
                     }
                 }
                 Collider::Link(m, _) => {
-                    self.renew_envelope(m.0, t, world)?;
+                    self.renew_envelope(m.0, t, Renewal::Impulse, world)?;
                     changed.extend(self.link_colliders[m.0].iter().copied());
                 }
             }
@@ -790,6 +813,20 @@ pub(crate) fn may_collide(
         return false;
     }
     anchors.0 != Some(indices.1) && anchors.1 != Some(indices.0)
+}
+
+/// Why a multibody's envelope is renewed, which sets how far ahead the next one reaches. Each
+/// impulse on a link discards the integration ahead, so a multibody under a train of
+/// microcollisions is bounded only about twice as far ahead as its last impulse was ago; one
+/// left alone doubles its span at each renewal, up to the box period.
+#[derive(Clone, Copy, Debug)]
+enum Renewal {
+    /// A new box period: the span is kept.
+    Period,
+    /// The envelope ran out (its span, or a controller update): the span doubles.
+    Expired,
+    /// An impulse on one of its links: twice the time since the previous one.
+    Impulse,
 }
 
 /// Where a collision acts: midway between the closest points (which are up to ε apart along
