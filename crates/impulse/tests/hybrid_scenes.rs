@@ -96,3 +96,42 @@ fn see_saw_tips_as_balls_land_and_lets_them_through() {
         world.max_penetration()
     );
 }
+
+/// S14: each part type run on its own (the thesis tuned its doors so that, individually, A
+/// glides over the first door, B falls through it and glides over the second, C falls through
+/// both). The scene file's parts are replaced by the first part of one type; where it ends on
+/// the floor (z = 0) tells its bin: beyond the upper track's end (x > 90), beyond the lower
+/// track's end (x < 15), or under door 2 (x between 25 and 60).
+#[test]
+fn part_sorter_sorts_each_type_by_weight() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/hybrid/part_sorter.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let first_part = text.find("[[bodies]]\nname = \"part").unwrap();
+    let (machine, parts) = text.split_at(first_part);
+    for (name, bin) in [
+        ("part A1", 90.0..f64::INFINITY),
+        ("part B1", f64::NEG_INFINITY..15.0),
+        ("part C1", 25.0..60.0),
+    ] {
+        let part = parts
+            .split("[[bodies]]")
+            .find(|table| table.contains(&format!("name = \"{name}\"")))
+            .unwrap();
+        let scene = scene::parse(&path, &format!("{machine}[[bodies]]{part}")).unwrap();
+        let mut world = scene.world;
+        world.advance_to(4.0).unwrap();
+        let id = world.body_id(name).unwrap();
+        let position = world.body(id).state().position;
+        // On the floor (a 4 × 4 × 2 block's centre is 1 to 2 cm up), in its bin.
+        assert!(
+            position.z < 2.5,
+            "{name} did not reach the floor: {position}"
+        );
+        assert!(
+            bin.contains(&position.x),
+            "{name} ended at x = {} ({bin:?} expected)",
+            position.x
+        );
+        assert!(world.max_penetration() < world.settings().collision_epsilon);
+    }
+}
