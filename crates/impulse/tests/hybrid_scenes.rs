@@ -153,3 +153,60 @@ fn part_sorter_sorts_each_type_by_weight() {
         assert!(world.max_penetration() < world.settings().collision_epsilon);
     }
 }
+
+/// S15: the undamped triple pendulum keeps its energy exactly between collisions (only its
+/// collisions with the balls can take energy away, as the thesis says), swings its mallet into
+/// the balls, and the whole scene never gains energy.
+#[test]
+fn triple_pendulum_loses_energy_only_in_collisions() {
+    let mut world = load("triple_pendulum.toml");
+    let pendulum = world.multibody_id("pendulum").unwrap();
+    let energy = |w: &World| {
+        let m = w.multibody(pendulum);
+        m.kinetic_energy() + m.potential_energy()
+    };
+    let total = |w: &World| {
+        let e = w.energy();
+        e.kinetic + e.potential
+    };
+    // Energy scale: the pendulum's drop from its start to its lowest pose, about m g h.
+    let scale = 7.0e6;
+    let start_total = total(&world);
+    let mut before = energy(&world);
+    let mut mallet_hits = 0;
+    let mut t = 0.0;
+    while t < 2.0 {
+        t += 0.01;
+        world.advance_to(t).unwrap();
+        let events = world.take_events();
+        let touched = events.iter().any(|e| {
+            [e.colliders.0, e.colliders.1]
+                .iter()
+                .any(|&c| world.collider_name(c).starts_with("pendulum/"))
+        });
+        mallet_hits += events
+            .iter()
+            .filter(|e| {
+                let names = [
+                    world.collider_name(e.colliders.0),
+                    world.collider_name(e.colliders.1),
+                ];
+                names.iter().any(|n| n == "pendulum/mallet")
+                    && names.iter().any(|n| n.starts_with("ball"))
+            })
+            .count();
+        let now = energy(&world);
+        if !touched {
+            // Free swinging: the adaptive integrator's error (tolerance 1e-10 relative) only.
+            assert!(
+                (now - before).abs() < 1e-7 * scale,
+                "t = {t}: {before} → {now}"
+            );
+        }
+        before = now;
+        // Collisions never add energy to the scene (Stronge's law); integration error aside.
+        assert!(total(&world) < start_total + 1e-6 * scale, "t = {t}");
+    }
+    assert!(mallet_hits > 0, "the mallet never reached the balls");
+    assert!(world.max_penetration() < world.settings().collision_epsilon);
+}
