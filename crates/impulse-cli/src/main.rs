@@ -9,6 +9,7 @@ mod recording;
 mod render;
 mod run;
 mod solids;
+mod table;
 mod view;
 
 use std::path::PathBuf;
@@ -41,6 +42,8 @@ enum Command {
     Render(render::RenderArgs),
     /// Plot energy, collision rates and body speeds of a recorded run (SVG and PNG).
     Plot(plot::PlotArgs),
+    /// Run the pure impulse-based examples of Mirtich's Table 7.1 and compare with the thesis.
+    Table(table::TableArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         Command::View(args) => view::view(&args),
         Command::Render(args) => render::render(&args),
         Command::Plot(args) => plot::plot(&args),
+        Command::Table(args) => table::table(&args),
     };
     match result {
         Ok(code) => code,

@@ -297,3 +297,83 @@ fn mass_rejects_broken_meshes_with_located_errors() {
     let negative = impulse(&["mass", "meshes/cube20.obj", "--density=-1"]);
     assert_eq!(negative.status.code(), Some(1));
 }
+
+/// `impulse table` on a directory holding one small Table 7.1 scene: it runs it, skips the
+/// others with a note, and prints and writes the comparison with the thesis's columns.
+#[test]
+fn table_compares_one_scene_with_the_thesis() {
+    let scenes = scratch("table_scenes");
+    std::fs::create_dir_all(&scenes).unwrap();
+    std::fs::copy(
+        repo().join("scenes/impulse/chain_of_balls.toml"),
+        scenes.join("chain_of_balls.toml"),
+    )
+    .unwrap();
+    let out = scratch("table_out");
+    let result = impulse(&[
+        "table",
+        "--scenes",
+        scenes.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let stdout = text(&result.stdout);
+    let header = stdout.lines().next().unwrap();
+    for column in [
+        "scene",
+        "sim (s)",
+        "wall (s)",
+        "slowdown",
+        "thesis(s)",
+        "speedup",
+        "collisions",
+        "microcollisions",
+    ] {
+        assert!(header.contains(column), "no `{column}` in {header:?}");
+    }
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("chain of balls"))
+        .unwrap_or_else(|| panic!("no row in {stdout}"));
+    // Table 7.1: 2.5 s simulated, 3.0 s of computation.
+    assert!(row.contains(" 2.5 ") && row.contains(" 3.0 "), "{row}");
+    assert!(row.ends_with("completed"), "{row}");
+    assert!(stdout.contains("skipped dominos"), "{stdout}");
+
+    let csv = std::fs::read_to_string(out.join("table7_1.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "scene,file,sim_time_s,wall_time_s,slowdown,thesis_time_s,thesis_slowdown,speedup,\
+             collisions,microcollisions,status"
+        )
+    );
+    let fields: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(fields.len(), 11, "{fields:?}");
+    assert_eq!(fields[0], "chain of balls");
+    assert_eq!(fields[2], "2.5");
+    assert_eq!(fields[5], "3");
+    // thesis slowdown 3.0 / 2.5
+    assert!((fields[6].parse::<f64>().unwrap() - 1.2).abs() < 1e-12);
+    let collisions: u64 = fields[8].parse().unwrap();
+    assert!(collisions > 0, "the striker hits the chain");
+    assert_eq!(fields[10], "completed");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("table7_1.json")).unwrap()).unwrap();
+    assert_eq!(json["rows"].as_array().unwrap().len(), 1);
+    assert_eq!(json["rows"][0]["thesis_time_s"], 3.0);
+}
+
+/// A missing scene directory is a clear error, not a panic.
+#[test]
+fn table_without_scene_directory_is_an_error() {
+    let result = impulse(&["table", "--scenes", "no/such/dir"]);
+    assert_eq!(result.status.code(), Some(1));
+    let stderr = text(&result.stderr);
+    assert!(
+        stderr.contains("no/such/dir") && stderr.contains("does not exist"),
+        "{stderr}"
+    );
+}
