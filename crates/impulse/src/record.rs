@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dynamics::{MotionType, PlacedShape};
 use crate::geometry::Shape;
-use crate::math::{Pose, Vec3};
+use crate::math::{Mat3, Pose, Vec3};
 use crate::multibody::MultibodyId;
 use crate::response::ResponseKind;
 use crate::world::{Collider, CollisionEvent, World};
@@ -123,6 +123,25 @@ impl ShapesFile {
                         shapes: body.shapes().iter().map(ShapeRecord::of).collect(),
                     }
                 })
+                .chain(world.multibodies().iter().flat_map(|multibody| {
+                    // Links follow the bodies, as in `trajectory.csv`: dynamic, named
+                    // `multibody/link`, mass properties in the link's model frame.
+                    multibody.tree().links().iter().map(move |link| {
+                        let frame = &link.body_to_model;
+                        let rotation = frame.rotation.to_rotation_matrix();
+                        let i = rotation.matrix()
+                            * Mat3::from_diagonal(&link.principal_inertia)
+                            * rotation.matrix().transpose();
+                        BodyRecord {
+                            name: format!("{}/{}", multibody.name(), link.name),
+                            motion: "dynamic".to_string(),
+                            mass: link.mass,
+                            center_of_mass: array3(&frame.translation.vector),
+                            inertia: [0, 1, 2].map(|r| [i[(r, 0)], i[(r, 1)], i[(r, 2)]]),
+                            shapes: link.shapes.iter().map(ShapeRecord::of).collect(),
+                        }
+                    })
+                }))
                 .collect(),
         }
     }

@@ -341,3 +341,32 @@ child = "box"
         v.norm()
     );
 }
+
+/// Regression: `shapes.json` listed only the bodies while `trajectory.csv` also has a row per
+/// link, so `impulse view` and `render` refused every hybrid run. Links now follow the bodies
+/// in both, named `multibody/link`, with their shapes and mass.
+#[test]
+fn the_shapes_file_lists_links_in_trajectory_order() {
+    use impulse::output::TrajectoryWriter;
+    use impulse::record::ShapesFile;
+    let world = world(&ball_and_box(true));
+    let shapes = ShapesFile::of_world("hybrid", &world);
+    let mut rows = Vec::new();
+    TrajectoryWriter::new(&mut rows)
+        .unwrap()
+        .write_frame(&world)
+        .unwrap();
+    let rows = String::from_utf8(rows).unwrap();
+    let trajectory_names: Vec<&str> = rows
+        .lines()
+        .filter_map(|l| l.split(',').nth(1))
+        .filter(|name| *name != "body")
+        .collect();
+    let shape_names: Vec<&str> = shapes.bodies.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(shape_names, trajectory_names);
+    assert_eq!(shape_names, ["ball", "floater/box"]);
+    let link = &shapes.bodies[1];
+    assert_eq!((link.mass, link.shapes.len()), (2.0, 1));
+    // A 0.2 × 0.3 × 0.4 box of 2 kg: I_xx = m (b² + c²) / 12.
+    assert!((link.inertia[0][0] - 2.0 * (0.09 + 0.16) / 12.0).abs() < 1e-12);
+}
