@@ -539,21 +539,36 @@ impl Collisions {
         world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
         self.renew_envelope(m, t, Renewal::Expired, world)?;
+        let links = self.link_colliders[m].clone();
+        self.recheck_moved(&links, None, t, world);
+        Ok(())
+    }
+
+    /// After `moved` colliders changed their motion at `t` (boxes already set): pairs new to
+    /// the broad phase are scheduled, and every heap pair of the moved colliders but `except`
+    /// is checked again now.
+    fn recheck_moved(
+        &mut self,
+        moved: &[usize],
+        except: Option<Pair>,
+        t: f64,
+        world: &Participants<'_>,
+    ) {
         let changes = self.broad.update();
         self.counters.broad_phase_pairs += changes.added.len() as u64;
-        for p in changes.added {
-            self.schedule(p, t, world);
+        for q in changes.added {
+            self.schedule(q, t, world);
         }
-        let mut recheck: Vec<Pair> = self.link_colliders[m]
+        let mut recheck: Vec<Pair> = moved
             .iter()
             .flat_map(|&c| self.pairs_of[c].iter().copied())
+            .filter(|q| Some(*q) != except)
             .collect();
         recheck.sort_unstable();
         recheck.dedup();
         for q in recheck {
             self.schedule(q, t, world);
         }
-        Ok(())
     }
 
     fn check_pair(
@@ -708,21 +723,7 @@ impl Collisions {
                 }
             }
         }
-        let changes = self.broad.update();
-        self.counters.broad_phase_pairs += changes.added.len() as u64;
-        for q in changes.added {
-            self.schedule(q, t, world);
-        }
-        let mut recheck: Vec<Pair> = changed
-            .iter()
-            .flat_map(|&c| self.pairs_of[c].iter().copied())
-            .filter(|q| *q != p)
-            .collect();
-        recheck.sort_unstable();
-        recheck.dedup();
-        for q in recheck {
-            self.schedule(q, t, world);
-        }
+        self.recheck_moved(&changed, Some(p), t, world);
         Ok(())
     }
 }
