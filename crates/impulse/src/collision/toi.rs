@@ -21,8 +21,10 @@
 //! normal does not approach what lies on it.
 //!
 //! The argument needs one separating direction, so it holds for a pair of convex parts. When
-//! either body has several parts, other part pairs approach along other directions, and the
-//! direction-free bound ([`MotionBound::any_direction`]) is used instead.
+//! either body has several parts, other part pairs approach along other directions: each piece
+//! pair near the closest ([`crate::collision::closest_parts`]) gets the bound along its own
+//! direction, and the pieces farther than those share the direction-free bound
+//! ([`MotionBound::any_direction`]).
 
 use crate::geometry::Aabb;
 use crate::math::{Point, Vec3};
