@@ -34,15 +34,23 @@ fn ground(world: &mut World, orientation: Quat, material: Material) {
 /// μ = 0.9 decelerates at g(μ cos 30° − sin 30°) = 274.114 cm/s², stopping after
 /// 548/274.114 = 1.99917 s and 548²/(2·274.114) = 547.77 cm, and static friction holds it
 /// (tan 30° < μ).
-#[test]
-fn v1_block_on_ramp_stops_where_theory_says() {
+/// What the V1 block does: when it slowed below 1 cm/s and how far it had gone, how far it
+/// crept in the 3 s after the ideal stop (1.999 s), and the deepest penetration.
+struct RampRun {
+    t_stop: f64,
+    distance: f64,
+    creep: f64,
+    max_penetration: f64,
+}
+
+/// The thesis gives no block size or envelope: a 10 × 10 × 4 cm block of 1 kg, launched
+/// from just above the ramp.
+fn block_on_ramp(epsilon: f64) -> RampRun {
     let material = Material {
         friction: 0.9,
         restitution: 0.3,
     };
-    // The thesis gives no block size or envelope: a 10 × 10 × 4 cm block of 1 kg, and
-    // ε = 1e-3 cm (1e-4 of the block's size, the 1994 paper's range).
-    let mut world = world(1e-3);
+    let mut world = world(epsilon);
     let tilt = Quat::from_axis_angle(&Vec3::y_axis(), 30f64.to_radians());
     ground(&mut world, tilt, material);
     let (down, normal) = (tilt * Vec3::x(), tilt * Vec3::z());
@@ -55,41 +63,71 @@ fn v1_block_on_ramp_stops_where_theory_says() {
     );
     block.mass = MassSpec::Mass(1000.0);
     block.material = material;
-    block.pose = Pose::from_parts((normal * (half_height + 5e-4)).into(), tilt);
+    block.pose = Pose::from_parts((normal * (half_height + 0.5 * epsilon)).into(), tilt);
     block.velocity = down * 548.0;
     let id = world.add_body(block).unwrap();
 
     let along = |world: &World| world.body(id).state().position.dot(&down);
     let mut stop = None;
-    for k in 1..=5000 {
-        let t = k as f64 * 1e-3;
-        world.advance_to(t).unwrap();
+    for k in 1..=2000 {
+        world.advance_to(k as f64 * 1e-3).unwrap();
         let speed = world.body(id).state().velocity.dot(&down);
         if stop.is_none() && speed < 1.0 {
             // 1 cm/s is reached 0.0036 s before the ideal stop.
-            stop = Some((t, along(&world)));
-        }
-        if k == 2500 {
-            let creep_start = along(&world);
-            world.advance_to(5.0).unwrap();
-            let creep = along(&world) - creep_start;
-            let (t_stop, distance) = stop.expect("the block stops");
-            assert!(
-                (t_stop - 1.99917).abs() < 0.02 * 1.99917,
-                "stopped at {t_stop} s"
-            );
-            assert!(
-                (distance - 547.77).abs() < 0.01 * 547.77,
-                "stopped after {distance} cm"
-            );
-            // The thesis reports "slight creep" (Fig. 3.15). Measured here: 1.3 cm over the
-            // last 2.5 s (0.2 % of the distance). Single-point reversing microcollisions at the
-            // block's corners often fall outside the friction cone (see docs/sources.md).
-            assert!(creep.abs() < 2.0, "crept {creep} cm");
-            break;
+            stop = Some((world.time(), along(&world)));
         }
     }
-    assert!(world.max_penetration() <= 1e-3);
+    let (t_stop, distance) = stop.expect("the block stops");
+    let creep_start = along(&world);
+    world.advance_to(5.0).unwrap();
+    RampRun {
+        t_stop,
+        distance,
+        creep: along(&world) - creep_start,
+        max_penetration: world.max_penetration(),
+    }
+}
+
+#[test]
+fn v1_block_on_ramp_stops_where_theory_says() {
+    // ε = 1e-4 cm, 1e-5 of the block's size: the creep after the stop scales as √ε (see
+    // `v1_creep_scales_as_the_root_of_the_envelope`), and this ε keeps it under 0.5 cm.
+    let epsilon = 1e-4;
+    let run = block_on_ramp(epsilon);
+    assert!(
+        (run.t_stop - 1.99917).abs() < 0.02 * 1.99917,
+        "stopped at {} s",
+        run.t_stop
+    );
+    assert!(
+        (run.distance - 547.77).abs() < 0.01 * 547.77,
+        "stopped after {} cm",
+        run.distance
+    );
+    // The thesis reports "slight creep" (Fig. 3.15); the issue allows 0.5 cm over the 3 s
+    // after the stop. Measured: 0.40 cm. Single-point reversing microcollisions at the
+    // block's corners often fall outside the friction cone (docs/sources.md, Known
+    // limitations).
+    assert!(run.creep.abs() < 0.5, "crept {} cm", run.creep);
+    assert!(run.max_penetration <= epsilon);
+}
+
+/// The creep of a block held on a slope by microcollisions comes from gravity's pull along
+/// the slope during each microcollision's flight, which lasts ∝ √ε (the bounce speed is
+/// √(2 g ε)): creep ∝ √ε. Ten times the envelope, √10 = 3.16 times the creep (measured 1.25
+/// cm against 0.40 cm).
+#[test]
+fn v1_creep_scales_as_the_root_of_the_envelope() {
+    let (fine, coarse) = (block_on_ramp(1e-4), block_on_ramp(1e-3));
+    let ratio = coarse.creep / fine.creep;
+    assert!(
+        (ratio - 10f64.sqrt()).abs() < 0.2 * 10f64.sqrt(),
+        "creep {} cm at 1e-3 and {} cm at 1e-4: ratio {ratio}",
+        coarse.creep,
+        fine.creep
+    );
+    // Both stop where theory says all the same.
+    assert!((coarse.distance - 547.77).abs() < 0.01 * 547.77);
 }
 
 /// Digest V19: a uniform solid ball launched sliding without spin, with friction μmg, rolls
@@ -138,18 +176,25 @@ fn v19_sliding_ball_starts_rolling_on_time() {
     );
 }
 
-/// A box dropped on the ground bounces, settles, and then rests: never deeper into the ground
-/// than the envelope, and drifting less than 0.1 % of its size over 10 s.
-#[test]
-fn dropped_box_comes_to_rest_and_stays() {
-    let epsilon = 1e-3;
+/// A 10 cm cube of 1 kg dropped from 4 cm above the ground, tilted so that it lands on a
+/// corner or an edge, watched for 10 s after the first second: its horizontal drift, its
+/// lowest and highest centre height, and the world's counters and deepest penetration.
+struct RestingRun {
+    drift: f64,
+    lowest: f64,
+    highest: f64,
+    max_penetration: f64,
+    collisions: u64,
+    microcollisions: u64,
+}
+
+fn drop_box(epsilon: f64, tilt: Quat) -> RestingRun {
     let material = Material {
         friction: 0.5,
         restitution: 0.5,
     };
     let mut world = world(epsilon);
     ground(&mut world, Quat::identity(), material);
-    // A 10 cm cube of 1 kg, dropped from 2 cm with a slight tilt so that it lands on a corner.
     let mut cube = BodyDesc::new(
         "cube",
         Shape::Box {
@@ -158,14 +203,10 @@ fn dropped_box_comes_to_rest_and_stays() {
     );
     cube.mass = MassSpec::Mass(1000.0);
     cube.material = material;
-    cube.pose = Pose::from_parts(
-        Vec3::new(0.0, 0.0, 9.0).into(),
-        Quat::from_axis_angle(&Vec3::x_axis(), 0.05),
-    );
+    cube.pose = Pose::from_parts(Vec3::new(0.0, 0.0, 9.0).into(), tilt);
     let id = world.add_body(cube).unwrap();
     world.advance_to(1.0).unwrap();
     let settled = world.body(id).state().position;
-    assert!(world.counters()["collisions"] >= 3, "it bounces");
     let mut lowest = f64::INFINITY;
     let mut highest = f64::NEG_INFINITY;
     for k in 1..=1000 {
@@ -174,16 +215,45 @@ fn dropped_box_comes_to_rest_and_stays() {
         lowest = lowest.min(z);
         highest = highest.max(z);
     }
-    let rest = world.body(id).state();
-    let drift = (rest.position - settled).xy().norm();
-    assert!(drift < 1e-3 * 10.0, "drifted {drift} cm in 10 s");
-    // Flat on its face, within the envelope of the ground.
-    assert!(
-        lowest > 5.0 - epsilon && highest < 5.0 + 2.0 * epsilon,
-        "height {lowest}..{highest}"
-    );
-    assert!(world.max_penetration() <= epsilon);
-    assert!(world.counters()["microcollisions"] > world.counters()["collisions"]);
+    RestingRun {
+        drift: (world.body(id).state().position - settled).xy().norm(),
+        lowest,
+        highest,
+        max_penetration: world.max_penetration(),
+        collisions: world.counters()["collisions"],
+        microcollisions: world.counters()["microcollisions"],
+    }
+}
+
+/// A box dropped on the ground bounces, settles, and then rests: never deeper into the ground
+/// than the envelope, and drifting less than 0.1 % of its size over 10 s (the issue's bound),
+/// from four different landings. The drift is a random walk of microcollisions whose size
+/// scales as √ε (measured at ε = 1e-3 cm: 0.004–0.025 cm, at 1e-4 cm: 0.001–0.006 cm), so the
+/// envelope is 1e-4 cm, 1e-5 of the box's size.
+#[test]
+fn dropped_box_comes_to_rest_and_stays() {
+    let epsilon = 1e-4;
+    for (about_x, about_y) in [(0.05, 0.0), (0.03, 0.02), (0.08, 0.0), (0.1, 0.02)] {
+        let tilt = Quat::from_axis_angle(&Vec3::x_axis(), about_x)
+            * Quat::from_axis_angle(&Vec3::y_axis(), about_y);
+        let run = drop_box(epsilon, tilt);
+        let landing = format!("tilted {about_x}, {about_y} rad");
+        assert!(run.collisions >= 3, "{landing}: it bounces");
+        assert!(
+            run.drift < 1e-3 * 10.0,
+            "{landing}: drifted {} cm",
+            run.drift
+        );
+        // Flat on its face, within the envelope of the ground.
+        assert!(
+            run.lowest > 5.0 - epsilon && run.highest < 5.0 + 2.0 * epsilon,
+            "{landing}: height {}..{}",
+            run.lowest,
+            run.highest
+        );
+        assert!(run.max_penetration <= epsilon, "{landing}");
+        assert!(run.microcollisions > run.collisions, "{landing}");
+    }
 }
 
 /// Total linear momentum, angular momentum about the origin, and kinetic energy of the

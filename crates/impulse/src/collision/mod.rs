@@ -10,5 +10,5 @@ pub mod toi;
 pub mod vclip;
 
 pub use model::{CollisionModel, Convex, Part};
-pub use narrow::{Closest, NarrowStats, PairCache, closest};
+pub use narrow::{Closest, NarrowStats, NearParts, PairCache, closest, closest_parts};
 pub mod broad;

@@ -103,6 +103,26 @@ impl Convex {
         }
     }
 
+    /// A ball holding the part, in its own frame: about the origin for the primitives, about
+    /// the middle of the vertices' bounding box for a polyhedron (the pieces of a decomposed
+    /// mesh all share the mesh's frame, so balls about the origin would all be alike and the
+    /// bounding-sphere tree could skip none of them).
+    pub fn bounding_sphere(&self) -> (Point, f64) {
+        match self {
+            Self::Polyhedron(p) => {
+                let bounds = Aabb::around(p.vertices().iter().copied());
+                let centre = nalgebra::center(&bounds.min, &bounds.max);
+                let radius = p
+                    .vertices()
+                    .iter()
+                    .map(|v| (v - centre).norm())
+                    .fold(0.0, f64::max);
+                (centre, radius)
+            }
+            other => (Point::origin(), other.bounding_radius()),
+        }
+    }
+
     /// Bound on how fast rotation about `point` (own frame) can move the part's supporting
     /// planes, per unit angular speed. A support plane with normal `n̂` moves at
     /// `(ω × (y − point))·n̂ ≤ |ω| |(y − point) × n̂|` with `y` the support point. For a
@@ -324,10 +344,8 @@ impl CollisionModel {
 fn build_tree(parts: &[Part], mut indices: Vec<usize>, tree: &mut Vec<SphereNode>) -> usize {
     let sphere_of = |i: usize| {
         let part = &parts[i];
-        (
-            Point::from(part.pose.translation.vector),
-            part.convex.bounding_radius(),
-        )
+        let (centre, radius) = part.convex.bounding_sphere();
+        (part.pose * centre, radius)
     };
     if indices.len() == 1 {
         let (centre, radius) = sphere_of(indices[0]);

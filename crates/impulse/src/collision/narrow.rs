@@ -37,6 +37,9 @@ pub struct Closest {
 #[derive(Clone, Debug, Default)]
 pub struct PairCache {
     parts: HashMap<(usize, usize), PartCache>,
+    /// The closest pair of parts last time: examined first, so that the walk over the
+    /// bounding-sphere trees can skip the most from the start.
+    closest: Option<(usize, usize)>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -64,10 +67,45 @@ pub fn closest(
     cache: &mut PairCache,
     stats: &mut NarrowStats,
 ) -> Option<Closest> {
-    let mut best: Option<Closest> = None;
+    closest_parts(a, pose_a, b, pose_b, 0.0, cache, stats)
+        .pairs
+        .first()
+        .copied()
+}
+
+/// The part pairs of two bodies near their closest pair, for bounding the time of impact of
+/// non-convex bodies.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NearParts {
+    /// Closest points of every part pair examined, closest first: at least every pair within
+    /// `slack` of the closest.
+    pub pairs: Vec<Closest>,
+    /// A lower bound on the distance of every part pair *not* examined (`None` when every
+    /// pair was examined). At least the closest distance plus `slack`.
+    pub unexamined: Option<f64>,
+}
+
+/// Closest points of every pair of parts of two bodies that could lie within `slack` of the
+/// closest pair (the first of [`NearParts::pairs`]), skipping pairs whose bounding spheres are
+/// farther apart. Mirtich eq. 2.1 takes the distance of non-convex bodies as the least over
+/// pairs of convex pieces; the time-of-impact bound, which relies on convexity (Fig. 2.9), must
+/// hold for every piece pair, so the pairs near the closest are returned too.
+pub fn closest_parts(
+    a: &CollisionModel,
+    pose_a: &Pose,
+    b: &CollisionModel,
+    pose_b: &Pose,
+    slack: f64,
+    cache: &mut PairCache,
+    stats: &mut NarrowStats,
+) -> NearParts {
+    let mut found: Vec<Closest> = Vec::new();
+    let mut best = f64::INFINITY;
+    let mut unexamined: Option<f64> = None;
     let consider = |ia: usize,
                     ib: usize,
-                    best: &mut Option<Closest>,
+                    found: &mut Vec<Closest>,
+                    best: &mut f64,
                     cache: &mut PairCache,
                     stats: &mut NarrowStats| {
         let previous = cache.parts.get(&(ia, ib)).copied();
@@ -76,67 +114,87 @@ pub fn closest(
         if let Some(memory) = memory {
             cache.parts.insert((ia, ib), memory);
         }
-        if let Some(mut found) = result {
-            found.parts = (ia, ib);
-            if best.is_none_or(|b| found.distance < b.distance) {
-                *best = Some(found);
-            }
+        if let Some(mut pair) = result {
+            pair.parts = (ia, ib);
+            *best = best.min(pair.distance);
+            found.push(pair);
         }
     };
     // Half-spaces against every bounded part of the other body.
     for &h in &a.half_spaces {
         for ib in 0..b.parts.len() {
             if !b.half_spaces.contains(&ib) {
-                consider(h, ib, &mut best, cache, stats);
+                consider(h, ib, &mut found, &mut best, cache, stats);
             }
         }
     }
     for &h in &b.half_spaces {
         for ia in 0..a.parts.len() {
             if !a.half_spaces.contains(&ia) {
-                consider(ia, h, &mut best, cache, stats);
+                consider(ia, h, &mut found, &mut best, cache, stats);
             }
         }
     }
-    // Bounded parts, by the bounding-sphere trees.
-    let (Some(root_a), Some(root_b)) = (a.root(), b.root()) else {
-        return best;
-    };
-    let mut stack = vec![(root_a, root_b)];
-    while let Some((na, nb)) = stack.pop() {
-        let (node_a, node_b) = (&a.tree[na], &b.tree[nb]);
-        let gap = ((pose_a * node_a.centre) - (pose_b * node_b.centre)).norm()
-            - node_a.radius
-            - node_b.radius;
-        if let Some(found) = &best
-            && gap >= found.distance
-        {
-            continue;
+    // Bounded parts, by the bounding-sphere trees: last time's closest pair first, then the
+    // nearer child of each node before the farther, so that `best` falls early.
+    if let (Some(root_a), Some(root_b)) = (a.root(), b.root()) {
+        let gap = |na: usize, nb: usize| {
+            let (node_a, node_b) = (&a.tree[na], &b.tree[nb]);
+            ((pose_a * node_a.centre) - (pose_b * node_b.centre)).norm()
+                - node_a.radius
+                - node_b.radius
+        };
+        let seed = cache.closest.filter(|&(ia, ib)| {
+            ia < a.parts.len()
+                && ib < b.parts.len()
+                && !a.half_spaces.contains(&ia)
+                && !b.half_spaces.contains(&ib)
+        });
+        if let Some((ia, ib)) = seed {
+            consider(ia, ib, &mut found, &mut best, cache, stats);
         }
-        match (node_a.content, node_b.content) {
-            (NodeContent::Leaf(ia), NodeContent::Leaf(ib)) => {
-                consider(ia, ib, &mut best, cache, stats)
+        let mut stack = vec![(root_a, root_b, gap(root_a, root_b))];
+        while let Some((na, nb, node_gap)) = stack.pop() {
+            if node_gap >= best + slack {
+                unexamined = Some(unexamined.map_or(node_gap, |u| u.min(node_gap)));
+                continue;
             }
-            (NodeContent::Children(l, r), NodeContent::Leaf(_)) => {
-                stack.push((l, nb));
-                stack.push((r, nb));
-            }
-            (NodeContent::Leaf(_), NodeContent::Children(l, r)) => {
-                stack.push((na, l));
-                stack.push((na, r));
-            }
-            (NodeContent::Children(al, ar), NodeContent::Children(bl, br)) => {
-                if node_a.radius >= node_b.radius {
-                    stack.push((al, nb));
-                    stack.push((ar, nb));
-                } else {
-                    stack.push((na, bl));
-                    stack.push((na, br));
+            let children = match (a.tree[na].content, b.tree[nb].content) {
+                (NodeContent::Leaf(ia), NodeContent::Leaf(ib)) => {
+                    if seed != Some((ia, ib)) {
+                        consider(ia, ib, &mut found, &mut best, cache, stats);
+                    }
+                    continue;
                 }
+                (NodeContent::Children(l, r), NodeContent::Leaf(_)) => [(l, nb), (r, nb)],
+                (NodeContent::Leaf(_), NodeContent::Children(l, r)) => [(na, l), (na, r)],
+                (NodeContent::Children(al, ar), NodeContent::Children(bl, br)) => {
+                    if a.tree[na].radius >= b.tree[nb].radius {
+                        [(al, nb), (ar, nb)]
+                    } else {
+                        [(na, bl), (na, br)]
+                    }
+                }
+            };
+            let [(xa, xb), (ya, yb)] = children;
+            let (gx, gy) = (gap(xa, xb), gap(ya, yb));
+            // The stack pops the last pushed: push the farther child first.
+            if gx <= gy {
+                stack.push((ya, yb, gy));
+                stack.push((xa, xb, gx));
+            } else {
+                stack.push((xa, xb, gx));
+                stack.push((ya, yb, gy));
             }
         }
     }
-    best
+    // Closest first; among equals, the first found (a stable sort).
+    found.sort_by(|x, y| x.distance.total_cmp(&y.distance));
+    cache.closest = found.first().map(|c| c.parts);
+    NearParts {
+        pairs: found,
+        unexamined,
+    }
 }
 
 /// A placed convex part's support functions in world coordinates.

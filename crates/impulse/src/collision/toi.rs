@@ -21,8 +21,10 @@
 //! normal does not approach what lies on it.
 //!
 //! The argument needs one separating direction, so it holds for a pair of convex parts. When
-//! either body has several parts, other part pairs approach along other directions, and the
-//! direction-free bound ([`MotionBound::any_direction`]) is used instead.
+//! either body has several parts, other part pairs approach along other directions: each piece
+//! pair near the closest ([`crate::collision::closest_parts`]) gets the bound along its own
+//! direction, and the pieces farther than those share the direction-free bound
+//! ([`MotionBound::any_direction`]).
 
 use crate::geometry::Aabb;
 use crate::math::{Point, Vec3};
@@ -220,6 +222,16 @@ pub fn approach_allowed(d: f64, epsilon: f64) -> f64 {
 /// time `−b/a` of the bound's parabola, exactly the flight time when the bound is exact (a
 /// ball on the ground). Only when the bound cannot tell separation (b ≥ 0) does the pair get a
 /// small step of approach, `max(d/2, ε/1000)`.
+///
+/// A separating pair is never checked sooner than the same pair at rest could fall a quarter
+/// of its distance, `√(max(d/4, ε/1000) / a)` (half the small step a pair at rest gets), and
+/// in that time it approaches less than that. Otherwise a pair separating only by rounding
+/// (b ≈ −10⁻¹⁴, a body resting in contact) would return after a time that does not advance
+/// the clock, and be checked forever at one instant; and a body whose bounce was all but
+/// stopped (a ball wedged between a dish and its neighbours, whose microcollisions cancel each
+/// other's normal velocity) would bounce ever smaller and more often, thousands of times a
+/// second. A real bounce, faster than `√(a d)/2`, keeps its exact return time. (A fall of d/2
+/// works as well for the dish; the quarter is a choice, the thesis has no such rule.)
 pub fn next_check_delay(bound: TravelBound, d: f64, epsilon: f64) -> f64 {
     if d > 0.5 * epsilon {
         return time_of_impact(bound, approach_allowed(d, epsilon));
@@ -227,7 +239,11 @@ pub fn next_check_delay(bound: TravelBound, d: f64, epsilon: f64) -> f64 {
     let TravelBound { a, b } = bound;
     if b < 0.0 {
         // Separating now: back at this distance after −b/a, or never if it keeps receding.
-        return if a > 0.0 { -b / a } else { f64::INFINITY };
+        return if a > 0.0 {
+            (-b / a).max(((0.25 * d).max(1e-3 * epsilon) / a).sqrt())
+        } else {
+            f64::INFINITY
+        };
     }
     time_of_impact(bound, (0.5 * d).max(1e-3 * epsilon))
 }
@@ -316,6 +332,25 @@ mod tests {
             time_of_impact(TravelBound { a: -1.0, b: 1.0 }, 3.0),
             f64::INFINITY
         );
+    }
+
+    #[test]
+    fn a_pair_separating_by_rounding_still_waits() {
+        // Bug: a ball resting in a dish, 0.0025 cm from it (ε = 0.005 cm) and separating at
+        // −2.5e-14 cm/s (rounding) under a = 489 cm/s² (g/2 along the normal), got the return
+        // time −b/a = 5e-17 s, which does not advance t ≈ 1.2 s: checked forever at one
+        // instant. It waits as long as the pair at rest takes to fall d/4, √(0.000625 / 489).
+        let rounding = TravelBound {
+            a: 489.0,
+            b: -2.5e-14,
+        };
+        let expected = (0.000625f64 / 489.0).sqrt();
+        let delay = next_check_delay(rounding, 0.0025, 0.005);
+        assert!((delay - expected).abs() < 1e-12 * expected, "{delay}");
+        // A real bounce keeps its exact return time −b/a: a ball leaving the ground at 1 cm/s
+        // under g = 981 cm/s² (a = g/2) is back after 2 v / g, longer than √(0.00025 / 490.5).
+        let bounce = TravelBound { a: 490.5, b: -1.0 };
+        assert_eq!(next_check_delay(bounce, 0.001, 0.005), 1.0 / 490.5);
     }
 
     #[test]

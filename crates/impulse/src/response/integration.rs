@@ -305,6 +305,9 @@ impl<'a> Context<'a> {
                 let (mut lo, mut hi) = (p, rk.time());
                 for _ in 0..100 {
                     let mid = 0.5 * (lo + hi);
+                    if mid <= lo || mid >= hi {
+                        break; // the interval is down to adjacent numbers
+                    }
                     rk.state_at(mid, &mut y);
                     if reached(&y, mid) {
                         hi = mid;

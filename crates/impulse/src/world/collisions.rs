@@ -29,7 +29,7 @@ use crate::collision::broad::{
 };
 use crate::collision::heap::EventHeap;
 use crate::collision::toi::{MotionBound, ballistic_swept_box, energy_bound, next_check_delay};
-use crate::collision::{CollisionModel, NarrowStats, PairCache, closest};
+use crate::collision::{CollisionModel, NarrowStats, PairCache, closest_parts};
 use crate::dynamics::{BodyId, MotionType, RigidBody};
 use crate::geometry::Aabb;
 use crate::math::{Mat3, Point, Pose, Vec3, orthonormal_basis};
@@ -437,15 +437,6 @@ impl Collisions {
         }
     }
 
-    /// Whether every part pair of `p` separates along the closest pair's direction: true for
-    /// two single convex parts, and for anything against a lone half-space (whose normal is the
-    /// direction for all). Otherwise the time-of-impact bound must hold in every direction.
-    fn one_separating_direction(&self, p: Pair) -> bool {
-        let (a, b) = (&self.models[p.0], &self.models[p.1]);
-        let lone_half_space = |m: &CollisionModel| m.parts.len() == 1 && m.half_spaces.len() == 1;
-        (a.parts.len() == 1 && b.parts.len() == 1) || lone_half_space(a) || lone_half_space(b)
-    }
-
     fn refresh_boxes(
         &mut self,
         t: f64,
@@ -585,15 +576,18 @@ impl Collisions {
         let (ca, cb) = (self.colliders[a], self.colliders[b]);
         world.sample(ca, t)?;
         world.sample(cb, t)?;
+        let slack = self.slack(a, b);
         let cache = self.caches.entry(p).or_default();
-        let Some(contact) = closest(
+        let near = closest_parts(
             &self.models[a],
             &world.model_pose(ca),
             &self.models[b],
             &world.model_pose(cb),
+            slack,
             cache,
             &mut self.narrow,
-        ) else {
+        );
+        let Some(&contact) = near.pairs.first() else {
             return Ok(());
         };
         let settings = world.settings;
@@ -624,20 +618,49 @@ impl Collisions {
             }
         }
         // The pair's next check: when it could first come within the allowed distance, and no
-        // later than a link's motion bound holds.
-        let direction = -contact.normal;
+        // later than a link's motion bound holds. The bound along the closest direction
+        // (Fig. 2.9) holds for one pair of convex pieces; a non-convex collider's other pieces
+        // may lie in any direction, so every examined piece pair gets its own bound along its
+        // own direction, and the unexamined ones (at least `slack` farther than the closest)
+        // one along any direction.
         let (motion_a, motion_b) = (self.motion_bound(a, world), self.motion_bound(b, world));
-        let bound = if self.one_separating_direction(p) {
-            motion_a.along(&direction) + motion_b.along(&-direction)
-        } else {
-            motion_a.any_direction() + motion_b.any_direction()
-        };
-        let next = (t + next_check_delay(bound, contact.distance, epsilon))
+        let mut delay = f64::INFINITY;
+        for pair in &near.pairs {
+            let direction = -pair.normal;
+            let bound = motion_a.along(&direction) + motion_b.along(&-direction);
+            delay = delay.min(next_check_delay(bound, pair.distance, epsilon));
+        }
+        if let Some(gap) = near.unexamined {
+            let bound = motion_a.any_direction() + motion_b.any_direction();
+            delay = delay.min(next_check_delay(bound, gap, epsilon));
+        }
+        let next = (t + delay)
             .min(self.bound_valid_until(a))
             .min(self.bound_valid_until(b))
             .max(t);
         self.schedule(p, next, world);
         Ok(())
+    }
+
+    /// How far beyond the closest pair of pieces to examine the piece pairs of two colliders:
+    /// half the smaller one's reach (a collider with a half-space counts as unbounded; zero when
+    /// both are). The pairs beyond share
+    /// one bound along any direction, which is loose, so they should be far enough not to
+    /// decide the next check.
+    fn slack(&self, a: usize, b: usize) -> f64 {
+        let reach = |c: usize| {
+            if self.unbounded[c] {
+                f64::INFINITY
+            } else {
+                self.reach[c]
+            }
+        };
+        let smaller = reach(a).min(reach(b));
+        if smaller.is_finite() {
+            0.5 * smaller
+        } else {
+            0.0
+        }
     }
 
     /// Applies the collision impulse between colliders `a` and `b` at time `t`.
