@@ -7,7 +7,8 @@
 //! - [`aba`]: forward dynamics by the articulated-body algorithm, O(n).
 //! - [`crba`]: the mass matrix and bias forces, solved densely (the independent oracle).
 //! - [`impulse`]: the articulated collision matrix of a link and impulse propagation.
-//! - [`control`]: sampled controllers (PD, PID, pose PD) with zero-order hold.
+//! - [`control`]: sampled controllers (PD, PID, pose PD with goal sequences, ballistic
+//!   hop) with zero-order hold, and what they observe of each other.
 //! - [`build`]: multibodies from descriptions placed in the world.
 //! - [`multibody`]: a multibody's state, integration, controllers and collision seams.
 
@@ -27,7 +28,10 @@ pub mod spatial;
 pub mod tree;
 
 pub use build::{BodyLookup, BuildError, JointDesc, MultibodyDesc, WORLD};
-pub use control::{Commands, Controller, JointPid, JointTarget, PosePd};
+pub use control::{
+    Arrival, Commands, Controller, Hop, JointPid, JointTarget, Observation, Observations, PoseGoal,
+    PosePd,
+};
 pub use joint::JointKind;
 pub use multibody::{
     LinkEnvelope, MotionEnvelope, Multibody, MultibodyError, MultibodyId, MultibodyOde,

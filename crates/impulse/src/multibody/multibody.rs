@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use super::build::{BodyLookup, BuildError, MultibodyDesc, build};
-use super::control::{Commands, Controller};
+use super::control::{Commands, Controller, Observations};
 use super::impulse::pseudo_inverse;
 use super::spatial::{SpatialVec, angular, linear};
 use super::tree::{AppliedForces, Tree, Workspace};
@@ -415,10 +415,22 @@ impl Multibody {
     }
 
     /// Moves the multibody to time `t ≥ time()`, running the controllers whose updates fall on
-    /// the way (an update exactly at `t` runs too).
+    /// the way (an update exactly at `t` runs too), on their own: controllers that watch other
+    /// multibodies see nothing. See [`Multibody::advance_observed`].
     pub fn advance_to(&mut self, t: f64) -> Result<(), MultibodyError> {
+        self.advance_observed(t, &mut Observations::default())
+    }
+
+    /// Moves the multibody to time `t ≥ time()`, running the controllers whose updates fall on
+    /// the way with what they see of the other multibodies, and recording this one in
+    /// `observations` at each update.
+    pub fn advance_observed(
+        &mut self,
+        t: f64,
+        observations: &mut Observations,
+    ) -> Result<(), MultibodyError> {
         loop {
-            self.run_due_controllers();
+            self.run_due_controllers(observations);
             let next_update = self
                 .controllers
                 .iter()
@@ -432,6 +444,20 @@ impl Multibody {
                 return Ok(());
             }
         }
+    }
+
+    /// Names of the other multibodies its controllers watch.
+    pub fn watched(&self) -> Vec<String> {
+        self.controllers
+            .iter()
+            .flat_map(|c| c.controller.watches())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Whether it has controllers (and so is observed by others' controllers).
+    pub fn has_controllers(&self) -> bool {
+        !self.controllers.is_empty()
     }
 
     /// Time of the next controller update (infinite without controllers).
@@ -496,7 +522,7 @@ impl Multibody {
     }
 
     /// Runs every controller due at the current time, then restarts the flight if any ran.
-    fn run_due_controllers(&mut self) {
+    fn run_due_controllers(&mut self, observations: &mut Observations) {
         if self.controllers.is_empty() {
             return;
         }
@@ -504,7 +530,8 @@ impl Multibody {
         let mut ran = false;
         for c in controllers.iter_mut() {
             while c.next_time() <= self.time {
-                c.controller.update(self.time, self, &mut c.commands);
+                c.controller
+                    .update(self.time, self, observations, &mut c.commands);
                 c.updates += 1;
                 self.controller_updates += 1;
                 ran = true;
@@ -522,6 +549,7 @@ impl Multibody {
             }
             self.controllers = controllers;
             self.restart();
+            observations.publish(self, self.time);
         } else {
             self.controllers = controllers;
         }

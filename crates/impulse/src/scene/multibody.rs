@@ -12,10 +12,10 @@ use std::f64::consts::TAU;
 use super::reader::{Table, Value};
 use super::{SceneReader, read_orientation};
 use crate::dynamics::{BodyDesc, Material, MotionType};
-use crate::math::Vec3;
+use crate::math::{Quat, Vec3};
 use crate::multibody::{
-    Controller, JointDesc, JointKind, JointPid, JointTarget, MultibodyDesc, PassiveElements,
-    PosePd, WORLD,
+    Arrival, Controller, Hop, JointDesc, JointKind, JointPid, JointTarget, MultibodyDesc,
+    PassiveElements, PoseGoal, PosePd, WORLD,
 };
 use crate::world::World;
 
@@ -44,7 +44,7 @@ const SCALAR_JOINT_KEYS: &[&str] = &[
     "limit_stiffness",
     "limit_damping",
 ];
-const CONTROLLER_TYPES: &[&str] = &["pd", "pid", "pose_pd"];
+const CONTROLLER_TYPES: &[&str] = &["pd", "pid", "pose_pd", "hop"];
 const JOINT_CONTROLLER_KEYS: &[&str] = &[
     "type",
     "joint",
@@ -62,10 +62,32 @@ const POSE_CONTROLLER_KEYS: &[&str] = &[
     "link",
     "target_position",
     "target_orientation",
+    "goals",
+    "relative_to",
+    "goal_distance",
+    "goal_angle",
+    "goal_speed",
+    "goal_angular_speed",
+    "horizontal_only",
     "kp",
     "kv",
     "kp_angular",
     "kv_angular",
+    "max_force",
+    "max_torque",
+    "rate",
+];
+const HOP_KEYS: &[&str] = &[
+    "type",
+    "link",
+    "landing",
+    "relative_to",
+    "flight_time",
+    "reach",
+    "rest_speed",
+    "kp",
+    "kv",
+    "max_force",
     "rate",
 ];
 
@@ -163,6 +185,8 @@ impl<'c, 's> SceneReader<'c, 's> {
             return;
         };
         let mut names: HashMap<String, usize> = HashMap::new();
+        let mut watches: Vec<(String, Value<'c, 's>)> = Vec::new();
+        let mut controlled: std::collections::HashSet<String> = Default::default();
         for table in &tables {
             table.reject_unknown(MULTIBODY_KEYS);
             let errors_before = self.ctx.error_count();
@@ -185,7 +209,11 @@ impl<'c, 's> SceneReader<'c, 's> {
                 .unwrap_or_default();
             let (links, link_names) = self.read_links(table, materials, default_material);
             let (joints, info) = self.read_joints(table, &links, &link_names, world);
-            let controllers = self.read_controllers(table, &name, &links, &joints, &info);
+            let controllers =
+                self.read_controllers(table, &name, &links, &joints, &info, &mut watches);
+            if !controllers.is_empty() {
+                controlled.insert(name.clone());
+            }
             if self.ctx.error_count() > errors_before {
                 continue;
             }
@@ -206,6 +234,21 @@ impl<'c, 's> SceneReader<'c, 's> {
                     set_automatic_stops(world, id, &stops);
                 }
                 Err(e) => self.ctx.error(&table.span(), table.path(), e.to_string()),
+            }
+        }
+        // A controller steers by another multibody as observed at that one's controller
+        // updates: it must exist and have controllers.
+        for (name, value) in &watches {
+            if !names.contains_key(name) {
+                let known: Vec<&str> = names.keys().map(String::as_str).collect();
+                value.error(format!(
+                    "no multibody named `{name}` (multibodies: {})",
+                    known.join(", ")
+                ));
+            } else if !controlled.contains(name) {
+                value.error(format!(
+                    "multibody `{name}` has no controllers: a multibody is observed at its controller updates, so only a controlled one can be steered by"
+                ));
             }
         }
     }
@@ -564,6 +607,7 @@ impl<'c, 's> SceneReader<'c, 's> {
         links: &[BodyDesc],
         joints: &[JointDesc],
         info: &HashMap<String, JointInfo>,
+        watches: &mut Vec<(String, Value<'c, 's>)>,
     ) -> Vec<Box<dyn Controller>> {
         let mut out: Vec<Box<dyn Controller>> = Vec::new();
         let Some(tables) = table.array_of_tables("controllers") else {
@@ -586,8 +630,7 @@ impl<'c, 's> SceneReader<'c, 's> {
                     Some(t.get(key).and_then(|v| v.non_negative()).unwrap_or(0.0))
                 }
             };
-            if kind == "pose_pd" {
-                t.reject_unknown(POSE_CONTROLLER_KEYS);
+            if kind == "pose_pd" || kind == "hop" {
                 let link = t.required("link", "a link name").and_then(|v| {
                     let name = v.string()?;
                     match links.iter().find(|l| l.name == name) {
@@ -598,37 +641,132 @@ impl<'c, 's> SceneReader<'c, 's> {
                         }
                     }
                 });
-                let position = t.get("target_position").and_then(|v| v.vec3());
-                let orientation = t
+                let relative_to = t.get("relative_to").and_then(|v| {
+                    let name = v.string()?.to_string();
+                    if name == multibody {
+                        v.error("a controller cannot steer by its own multibody");
+                        return None;
+                    }
+                    watches.push((name.clone(), v));
+                    Some(name)
+                });
+                let (Some(link), Some(rate)) = (link, rate) else {
+                    continue;
+                };
+                if kind == "hop" {
+                    t.reject_unknown(HOP_KEYS);
+                    let landing = t
+                        .required("landing", "[x, y, z]: where the centre of mass lands")
+                        .and_then(|v| v.vec3());
+                    let flight_time = t
+                        .required("flight_time", "the hop's time of flight (> 0)")
+                        .and_then(|v| v.positive());
+                    let reach = t.get("reach").and_then(|v| v.non_negative());
+                    let rest_speed = t.get("rest_speed").and_then(|v| v.non_negative());
+                    let (Some(landing), Some(flight_time)) = (landing, flight_time) else {
+                        continue;
+                    };
+                    let mut hop = Hop::new(
+                        link.name.clone(),
+                        landing,
+                        relative_to,
+                        flight_time,
+                        reach.unwrap_or(0.0),
+                        rest_speed.unwrap_or(0.0),
+                        rate,
+                    );
+                    let (Some(kp), Some(kv)) = (gain("kp", false), gain("kv", false)) else {
+                        continue;
+                    };
+                    let max_force = t
+                        .get("max_force")
+                        .and_then(|v| v.positive())
+                        .unwrap_or(f64::INFINITY);
+                    hop.pull = [kp, kv, max_force];
+                    out.push(Box::new(hop));
+                    continue;
+                }
+                t.reject_unknown(POSE_CONTROLLER_KEYS);
+                let single = t.get("target_position").and_then(|v| v.vec3());
+                let single_orientation = t
                     .get("target_orientation")
                     .and_then(|v| read_orientation(&v));
+                let mut goals = Vec::new();
+                if let Some(value) = t.get("goals") {
+                    if t.has("target_position") || t.has("target_orientation") {
+                        value.error("give either `goals` or `target_position`/`target_orientation`, not both");
+                    }
+                    let tables = t.array_of_tables("goals").unwrap_or_default();
+                    if tables.is_empty() {
+                        value.error(
+                            "expected at least one goal { position = [x, y, z], orientation = … }",
+                        );
+                    }
+                    for goal in &tables {
+                        goal.reject_unknown(&["position", "orientation"]);
+                        let position = goal
+                            .required("position", "[x, y, z]")
+                            .and_then(|v| v.vec3());
+                        let orientation = match goal.get("orientation") {
+                            Some(v) => read_orientation(&v),
+                            None => Some(Quat::identity()),
+                        };
+                        if let (Some(position), Some(orientation)) = (position, orientation) {
+                            goals.push(PoseGoal {
+                                position,
+                                orientation,
+                            });
+                        }
+                    }
+                } else {
+                    // One goal; by default the link's starting pose (in the world).
+                    goals.push(PoseGoal {
+                        position: single.unwrap_or(link.pose.translation.vector),
+                        orientation: single_orientation.unwrap_or(link.pose.rotation),
+                    });
+                }
                 let gains = [
                     gain("kp", true),
                     gain("kv", false),
                     gain("kp_angular", false),
                     gain("kv_angular", false),
                 ];
-                let (Some(link), Some(rate), [Some(kp), Some(kv), Some(kpa), Some(kva)]) =
-                    (link, rate, gains)
-                else {
+                let limit = |key: &str| {
+                    t.get(key)
+                        .and_then(|v| v.positive())
+                        .unwrap_or(f64::INFINITY)
+                };
+                let tolerance = |key: &str| t.get(key).and_then(|v| v.non_negative());
+                let arrival = Arrival {
+                    distance: tolerance("goal_distance").unwrap_or(0.0),
+                    angle: tolerance("goal_angle").unwrap_or(0.0).to_radians(),
+                    speed: tolerance("goal_speed").unwrap_or(0.0),
+                    angular_speed: tolerance("goal_angular_speed").unwrap_or(0.0),
+                };
+                let horizontal_only = t
+                    .get("horizontal_only")
+                    .and_then(|v| v.boolean())
+                    .unwrap_or(false);
+                let [Some(kp), Some(kv), Some(kpa), Some(kva)] = gains else {
                     continue;
                 };
-                let target_position = position.unwrap_or(link.pose.translation.vector);
-                let target_orientation = orientation.unwrap_or(link.pose.rotation);
-                // The controller drives the centre of mass; the target names the model origin.
-                let com_offset = crate::dynamics::body_mass_properties(link)
-                    .map(|m| m.center_of_mass.coords)
-                    .unwrap_or_default();
-                out.push(Box::new(PosePd::new(
+                let mut controller = PosePd::new(
                     link.name.clone(),
-                    target_position + target_orientation * com_offset,
-                    target_orientation,
+                    Vec3::zeros(),
+                    Quat::identity(),
                     kp,
                     kv,
                     kpa,
                     kva,
                     rate,
-                )));
+                );
+                controller.goals = goals;
+                controller.arrival = arrival;
+                controller.relative_to = relative_to;
+                controller.horizontal_only = horizontal_only;
+                controller.max_force = limit("max_force");
+                controller.max_torque = limit("max_torque");
+                out.push(Box::new(controller));
                 continue;
             }
             t.reject_unknown(JOINT_CONTROLLER_KEYS);

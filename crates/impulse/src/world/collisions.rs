@@ -33,7 +33,7 @@ use crate::collision::{CollisionModel, NarrowStats, PairCache, closest_parts};
 use crate::dynamics::{BodyId, MotionType, RigidBody};
 use crate::geometry::Aabb;
 use crate::math::{Mat3, Point, Pose, Vec3, orthonormal_basis};
-use crate::multibody::{MotionEnvelope, Multibody, MultibodyId};
+use crate::multibody::{MotionEnvelope, Multibody, MultibodyId, Observations};
 use crate::response::{Microcollisions, ResponseKind, body_collision_matrix, respond};
 
 /// Which broad phase decides the candidate pairs.
@@ -877,6 +877,7 @@ fn prescribed_speed(motion: &crate::dynamics::PrescribedMotion) -> f64 {
 pub(crate) struct Participants<'a> {
     pub bodies: &'a mut [RigidBody],
     pub multibodies: &'a mut [Multibody],
+    pub observations: &'a mut Observations,
     pub settings: &'a WorldSettings,
     pub materials: &'a MaterialTable<'a>,
 }
@@ -894,7 +895,7 @@ impl Participants<'_> {
     fn advance_multibody(&mut self, m: usize, t: f64) -> Result<(), SimulationError> {
         let multibody = &mut self.multibodies[m];
         multibody
-            .advance_to(t)
+            .advance_observed(t, self.observations)
             .map_err(|error| SimulationError::Multibody {
                 multibody: multibody.name().to_string(),
                 error,

@@ -19,7 +19,7 @@ use crate::dynamics::{BodyDesc, BodyError, BodyId, Material, RigidBody};
 use crate::integrate::{IntegrationError, Tolerance};
 use crate::math::{Point, Vec3};
 use crate::multibody::{
-    BodyLookup, BuildError, Multibody, MultibodyDesc, MultibodyError, MultibodyId,
+    BodyLookup, BuildError, Multibody, MultibodyDesc, MultibodyError, MultibodyId, Observations,
 };
 use crate::response::{ResponseKind, RestitutionLaw};
 
@@ -245,6 +245,8 @@ pub struct World {
     collisions: Collisions,
     /// Articulated multibodies (advanced after the free bodies; see `advance_multibodies`).
     multibodies: Vec<Multibody>,
+    /// What the multibodies' controllers see of each other.
+    observations: Observations,
 }
 
 impl World {
@@ -259,6 +261,7 @@ impl World {
             material_pairs: BTreeMap::new(),
             collisions: Collisions::new(),
             multibodies: Vec::new(),
+            observations: Observations::default(),
         }
     }
 
@@ -332,6 +335,7 @@ impl World {
             &lookup,
         )
         .map_err(|error| AddMultibodyError::Build { name, error })?;
+        self.observations.publish(&multibody, f64::NEG_INFINITY);
         self.multibodies.push(multibody);
         self.collisions.invalidate();
         Ok(MultibodyId(self.multibodies.len() - 1))
@@ -360,17 +364,28 @@ impl World {
             .map(MultibodyId)
     }
 
-    /// Moves every multibody to time `t`; each runs its own controllers on the way.
+    /// Moves every multibody to time `t`; each runs its own controllers on the way. They move
+    /// together from one controller update to the next, so that a controller updating at `t_k`
+    /// finds every other multibody observed at all its updates before `t_k`.
     fn advance_multibodies(&mut self, t: f64) -> Result<(), SimulationError> {
-        for multibody in &mut self.multibodies {
-            multibody
-                .advance_to(t)
-                .map_err(|error| SimulationError::Multibody {
-                    multibody: multibody.name().to_string(),
-                    error,
-                })?;
+        loop {
+            let next = self
+                .multibodies
+                .iter()
+                .map(Multibody::next_controller_time)
+                .fold(t, f64::min);
+            for multibody in &mut self.multibodies {
+                multibody
+                    .advance_observed(next, &mut self.observations)
+                    .map_err(|error| SimulationError::Multibody {
+                        multibody: multibody.name().to_string(),
+                        error,
+                    })?;
+            }
+            if next >= t {
+                return Ok(());
+            }
         }
-        Ok(())
     }
 
     /// Sets the material of contacts between two particular bodies.
@@ -436,6 +451,7 @@ impl World {
         let mut world = Participants {
             bodies: &mut self.bodies,
             multibodies: &mut self.multibodies,
+            observations: &mut self.observations,
             settings: &self.settings,
             materials: &table,
         };
