@@ -379,6 +379,14 @@ pub fn pose_pd_wrench(
     (force, torque)
 }
 
+/// `force` without its component along `gravity` (unchanged without gravity).
+fn across_gravity(force: Vec3, gravity: &Vec3) -> Vec3 {
+    match gravity.try_normalize(0.0) {
+        Some(down) => force - down * force.dot(&down),
+        None => force,
+    }
+}
+
 /// `v` shortened to at most `limit`.
 fn clamp_norm(v: Vec3, limit: f64) -> Vec3 {
     let n = v.norm();
@@ -468,9 +476,7 @@ impl Controller for PosePd {
             [self.kp, self.kv, self.kp_angular, self.kv_angular],
         );
         if self.horizontal_only {
-            if let Some(down) = multibody.gravity().try_normalize(0.0) {
-                force -= down * force.dot(&down);
-            }
+            force = across_gravity(force, &multibody.gravity());
         }
         commands.forces.link_force[i] = clamp_norm(force, self.max_force);
         commands.forces.link_torque[i] = clamp_norm(torque, self.max_torque);
@@ -588,10 +594,7 @@ impl Controller for Hop {
         let (v, w) = multibody.link_velocity(i);
         if (landing - centre).norm() <= self.reach {
             let [kp, kv, max_force] = self.pull;
-            let mut force = (landing - centre) * kp - v * kv;
-            if let Some(down) = multibody.gravity().try_normalize(0.0) {
-                force -= down * force.dot(&down);
-            }
+            let force = across_gravity((landing - centre) * kp - v * kv, &multibody.gravity());
             commands.forces.link_force[i] = clamp_norm(force, max_force);
             return;
         }
