@@ -236,15 +236,17 @@ fn furniture_gathers_around_the_table_as_it_turns_to_the_doorway() {
         let x = q * Vec3::x();
         x.y.atan2(x.x).to_degrees()
     };
-    // On the doorway's axis and turned to it (the first goal reached: within 5 cm and 3°),
-    // and on its way to the second goal (x = 4.3 m).
+    // On the doorway's axis and turned to it (the first goal reached: within 5 cm and 3°).
+    // When its motion has subsided enough to leave for the second goal (x = 4.3 m) depends on
+    // the legs' stick and slip, which is chaotic: changes of 1e-10 in collision integration
+    // moved the table's x at 2 s between 2.49 and 3.13 m. So: at the first goal or past it.
     assert!((table.translation.vector.y - 3.0).abs() < 0.05, "{table:?}");
     assert!(
         yaw(&table.rotation).abs() < 3.0,
         "yaw {}",
         yaw(&table.rotation)
     );
-    assert!(table.translation.vector.x > 2.55, "{table:?}");
+    assert!(table.translation.vector.x > 2.45, "{table:?}");
     // Chairs (goals in the table's frame, as in the scene file) near their places, upright.
     let goals: [(f64, f64, f64); 6] = [
         (-0.4, -0.8, 90.0),

@@ -101,39 +101,46 @@ pub fn gjk(a: &dyn Support, b: &dyn Support, initial: &Vec3, settings: &GjkSetti
         Vec3::x()
     };
     let first = support_vertex(a, b, &-start);
-    let mut simplex = vec![first];
-    let mut lambdas = vec![1.0];
+    // The simplex lives on the stack (at most four vertices): a query allocates nothing.
+    let mut simplex = [first; 4];
+    let mut lambdas = [1.0, 0.0, 0.0, 0.0];
+    let mut len = 1;
     let mut v = first.w;
     let mut best_v_norm = f64::INFINITY;
     for _ in 0..settings.max_iterations {
         let v_norm = v.norm();
         if v_norm <= settings.absolute_tolerance {
-            return GjkResult::Intersecting(Simplex { vertices: simplex });
+            return intersecting(&simplex[..len]);
         }
         let w = support_vertex(a, b, &-v);
         // Frank–Wolfe duality gap: |v|² − v·w ≥ |v|² − |v| d ≥ 0 bounds the error.
         let gap = v.norm_squared() - v.dot(&w.w);
         if gap <= settings.relative_tolerance * v.norm_squared()
-            || simplex.iter().any(|s| s.w == w.w)
+            || simplex[..len].iter().any(|s| s.w == w.w)
         {
-            return separated(&simplex, &lambdas, v);
+            return separated(&simplex[..len], &lambdas[..len], v);
         }
-        simplex.push(w);
-        let (reduced, new_lambdas) = signed_volumes(&simplex);
-        simplex = reduced;
-        lambdas = new_lambdas;
-        if simplex.len() == 4 {
-            return GjkResult::Intersecting(Simplex { vertices: simplex });
+        simplex[len] = w;
+        len += 1;
+        len = reduce(&mut simplex, &mut lambdas, len);
+        if len == 4 {
+            return intersecting(&simplex[..len]);
         }
-        let new_v: Vec3 = simplex.iter().zip(&lambdas).map(|(s, l)| s.w * *l).sum();
+        let new_v: Vec3 = (0..len).map(|i| simplex[i].w * lambdas[i]).sum();
         // Guard against no progress (rounding): stop with the best simplex.
         if new_v.norm() >= best_v_norm {
-            return separated(&simplex, &lambdas, new_v);
+            return separated(&simplex[..len], &lambdas[..len], new_v);
         }
         best_v_norm = new_v.norm();
         v = new_v;
     }
-    separated(&simplex, &lambdas, v)
+    separated(&simplex[..len], &lambdas[..len], v)
+}
+
+fn intersecting(simplex: &[Vertex]) -> GjkResult {
+    GjkResult::Intersecting(Simplex {
+        vertices: simplex.to_vec(),
+    })
 }
 
 fn separated(simplex: &[Vertex], lambdas: &[f64], v: Vec3) -> GjkResult {
@@ -164,31 +171,26 @@ fn separated(simplex: &[Vertex], lambdas: &[f64], v: Vec3) -> GjkResult {
     }
 }
 
-/// Reduces `simplex` to the smallest sub-simplex containing its point closest to the origin;
-/// returns it with the barycentric weights of that point (Montanari et al. 2017).
-fn signed_volumes(simplex: &[Vertex]) -> (Vec<Vertex>, Vec<f64>) {
-    match simplex.len() {
-        1 => (simplex.to_vec(), vec![1.0]),
-        2 => pick(simplex, &s1d(&simplex[0].w, &simplex[1].w)),
-        3 => pick(simplex, &s2d(&simplex[0].w, &simplex[1].w, &simplex[2].w)),
-        _ => pick(
-            simplex,
-            &s3d(&simplex[0].w, &simplex[1].w, &simplex[2].w, &simplex[3].w),
-        ),
-    }
-}
-
-/// Keeps the vertices with positive weight.
-fn pick(simplex: &[Vertex], lambdas: &[f64]) -> (Vec<Vertex>, Vec<f64>) {
-    let mut kept = Vec::with_capacity(4);
-    let mut weights = Vec::with_capacity(4);
-    for (s, l) in simplex.iter().zip(lambdas) {
-        if *l > 0.0 {
-            kept.push(*s);
-            weights.push(*l);
+/// Reduces the simplex's first `len` vertices, in place, to the smallest sub-simplex
+/// containing its point closest to the origin, with that point's barycentric weights in
+/// `lambdas` (Montanari et al. 2017). Returns the new length.
+fn reduce(simplex: &mut [Vertex; 4], lambdas: &mut [f64; 4], len: usize) -> usize {
+    let weights = match len {
+        1 => [1.0, 0.0, 0.0, 0.0],
+        2 => s1d(&simplex[0].w, &simplex[1].w),
+        3 => s2d(&simplex[0].w, &simplex[1].w, &simplex[2].w),
+        _ => s3d(&simplex[0].w, &simplex[1].w, &simplex[2].w, &simplex[3].w),
+    };
+    // Keep the vertices with positive weight, in order.
+    let mut kept = 0;
+    for i in 0..len {
+        if weights[i] > 0.0 {
+            simplex[kept] = simplex[i];
+            lambdas[kept] = weights[i];
+            kept += 1;
         }
     }
-    (kept, weights)
+    kept
 }
 
 /// Closest point of segment `s1 s2` to the origin, as weights.
@@ -274,7 +276,7 @@ fn s3d(s1: &Vec3, s2: &Vec3, s3: &Vec3, s4: &Vec3) -> [f64; 4] {
     let mut best: Option<([f64; 4], f64)> = None;
     for (j, cj) in c.iter().enumerate() {
         if mu_max == 0.0 || compare_signs(mu_max, -cj) {
-            let idx: Vec<usize> = (0..4).filter(|&i| i != j).collect();
+            let idx = [[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]][j];
             let sub = s2d(&s[idx[0]], &s[idx[1]], &s[idx[2]]);
             let mut weights = [0.0; 4];
             for (k, &i) in idx.iter().enumerate() {

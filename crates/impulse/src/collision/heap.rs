@@ -6,21 +6,21 @@
 //! by key through an index, so changing a time costs O(log n). Ties are broken by the key, so
 //! the order of events is deterministic.
 
-use std::collections::HashMap;
+use super::broad::FastMap;
 use std::hash::Hash;
 
 /// A binary min-heap of `(time, key)` with one entry per key.
 #[derive(Clone, Debug)]
 pub struct EventHeap<K> {
     entries: Vec<(f64, K)>,
-    index: HashMap<K, usize>,
+    index: FastMap<K, usize>,
 }
 
 impl<K> Default for EventHeap<K> {
     fn default() -> Self {
         Self {
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: FastMap::default(),
         }
     }
 }

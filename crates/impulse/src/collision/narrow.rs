@@ -8,8 +8,7 @@
 //! its part pairs, found by walking both bounding-sphere trees and skipping pairs whose spheres
 //! are already farther apart than the best distance so far.
 
-use std::collections::HashMap;
-
+use super::broad::FastMap;
 use super::gjk::{GjkResult, GjkSettings, Support, epa, gjk};
 use super::model::{CollisionModel, Convex, NodeContent, Part};
 use super::vclip::{self, Feature};
@@ -36,7 +35,7 @@ pub struct Closest {
 /// Per-body-pair memory of the last query, for coherence.
 #[derive(Clone, Debug, Default)]
 pub struct PairCache {
-    parts: HashMap<(usize, usize), PartCache>,
+    parts: FastMap<(usize, usize), PartCache>,
     /// The closest pair of parts last time: examined first, so that the walk over the
     /// bounding-sphere trees can skip the most from the start.
     closest: Option<(usize, usize)>,
