@@ -282,9 +282,13 @@ initial_velocity = {rate}
 
 /// A box on a floating joint dropped on the ground bounces, comes to rest on its face through
 /// microcollisions, and stays there: the same resting contact as a free box, through links.
+/// As for the free box (`impulse_contact::dropped_box_comes_to_rest_and_stays`) the drift is a
+/// random walk of microcollisions growing as √ε: at ε = 1e-3 of the box's size it measured
+/// 0.9e-4 m in 2 s with the thesis's pure reversal and 1.6e-4 m with the rebound (longer
+/// flights), at 1e-4 of its size 1.2e-5 m.
 #[test]
 fn a_floating_link_dropped_on_the_ground_comes_to_rest() {
-    let epsilon = 1e-4;
+    let epsilon = 1e-5;
     let text = format!(
         r#"
 [world]
@@ -320,8 +324,14 @@ child = "box"
     let settled = centre(&world);
     world.advance_to(4.0).unwrap();
     let end = centre(&world);
-    // Resting on a face: the centre is half the size above the ground, within the envelope.
-    assert!((end.z - 0.05).abs() < epsilon, "height {}", end.z);
+    // Resting on a face: the centre is half the size above the ground, vibrating within
+    // about the envelope (microcollisions rebound at half the threshold speed; measured
+    // 0.65–1.3 ε above, as the free box of `impulse_contact` allows up to 2 ε).
+    assert!(
+        end.z > 0.05 && end.z < 0.05 + 2.0 * epsilon,
+        "height {}",
+        end.z
+    );
     // No drift over two more seconds beyond 0.1% of the box's size.
     assert!(
         (end - settled).norm() < 1e-4,

@@ -256,6 +256,70 @@ fn dropped_box_comes_to_rest_and_stays() {
     }
 }
 
+/// A ball let go at rest `gap` above the ground: how many microcollisions it takes in
+/// `seconds`, and the lowest and highest gap between ball and ground seen at 1 ms samples.
+fn resting_ball(epsilon: f64, rebound: f64, gap: f64, seconds: f64) -> (u64, f64, f64) {
+    let material = Material {
+        friction: 0.5,
+        restitution: 0.5,
+    };
+    let mut world = World::new(WorldSettings {
+        gravity: Vec3::new(0.0, 0.0, -G),
+        collision_epsilon: epsilon,
+        microcollision_rebound: rebound,
+        ..WorldSettings::default()
+    });
+    ground(&mut world, Quat::identity(), material);
+    let mut ball = BodyDesc::new("ball", Shape::Sphere { radius: 1.0 });
+    ball.mass = MassSpec::Mass(10.0);
+    ball.material = material;
+    ball.pose = Pose::translation(0.0, 0.0, 1.0 + gap);
+    let id = world.add_body(ball).unwrap();
+    let (mut lowest, mut highest) = (f64::INFINITY, f64::NEG_INFINITY);
+    let samples = (seconds * 1000.0).round() as u32;
+    for k in 1..=samples {
+        world.advance_to(k as f64 * 1e-3).unwrap();
+        let gap = world.body(id).state().position.z - 1.0;
+        lowest = lowest.min(gap);
+        highest = highest.max(gap);
+    }
+    (world.counters()["microcollisions"], lowest, highest)
+}
+
+/// A microcollision leaves a resting contact separating at no less than the rebound speed
+/// v = f √(2 g ε), so a ball resting on the ground flies for 2v/g between microcollisions and
+/// rises f² ε above where it was hit. ε = 0.01 cm, f = ½: v = 2.2147 cm/s, a flight of
+/// 4.5152 ms, 221.5 microcollisions a second, a rise of ε/4. The ball starts at rest ε/100
+/// above the ground, inside the envelope, so it meets its first microcollision much slower
+/// than v (at most √(2 g ε/100) = 0.44 cm/s). The thesis's pure reversal (f = 0) keeps that approach
+/// speed, whatever it was, and the ball is hit ever more often (a rattleback at rest: 1.3e5
+/// a second).
+#[test]
+fn microcollisions_rebound_a_resting_ball_at_the_ballistic_rate() {
+    let epsilon = 0.01;
+    let v = 0.5 * (2.0 * G * epsilon).sqrt();
+    let expected = G / (2.0 * v);
+    let (count, lowest, highest) = resting_ball(epsilon, 0.5, 0.01 * epsilon, 2.0);
+    // ±1 % covers the first microcollision and the count's ±1 at the ends.
+    assert!(
+        (count as f64 / 2.0 - expected).abs() < 0.01 * expected,
+        "{count} microcollisions in 2 s, expected {expected} a second"
+    );
+    // Never through the ground; the rise of ε/4 from a hit between 0 and ε/100 (sampled
+    // every 1 ms, within 0.012 ε of the apex).
+    assert!(
+        lowest > 0.0 && highest > 0.24 * epsilon && highest < 0.27 * epsilon,
+        "gap {lowest}..{highest}"
+    );
+    // Without the rebound the first approach speed (< v/5) stays: more than five times as
+    // many microcollisions.
+    let (pure, _, _) = resting_ball(epsilon, 0.0, 0.01 * epsilon, 0.05);
+    assert!(
+        pure as f64 > 5.0 * expected * 0.05,
+        "pure reversal: {pure} in 0.05 s"
+    );
+}
+
 /// Total linear momentum, angular momentum about the origin, and kinetic energy of the
 /// dynamic bodies.
 fn totals(world: &World) -> (Vec3, Vec3, f64) {

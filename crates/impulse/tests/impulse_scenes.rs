@@ -407,6 +407,12 @@ fn rolled_coins_keep_rolling_until_they_meet() {
         // Rolling: the contact point (r = 1.213 cm below the centre) does not slip.
         let contact = impulse::math::Vec3::new(0.0, 0.0, -1.213);
         let slip = s.velocity + s.angular_velocity.cross(&contact);
-        assert!(slip.norm() < 0.3, "rolled coin {k} slips at {slip:?}");
+        assert!(slip.xy().norm() < 0.3, "rolled coin {k} slips at {slip:?}");
+        // Vertically it only vibrates in the envelope (ε = 0.005 cm): slower than the
+        // microcollision threshold √(2 g ε) = 3.13 cm/s.
+        assert!(
+            slip.z.abs() < (2.0f64 * 981.0 * 0.005).sqrt(),
+            "rolled coin {k} bounces at {slip:?}"
+        );
     }
 }

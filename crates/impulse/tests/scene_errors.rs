@@ -374,13 +374,14 @@ fn contact_settings_are_read_and_checked() {
     use impulse::world::BroadPhaseKind;
     let path = data_dir().join("scene.toml");
     let text = format!(
-        "[world]\nrestitution_law = \"poisson\"\nmicrocollisions = false\nmicrocollision_max_restitution = 3\nmax_penetration = 0.002\nbox_period = 0.05\nbroad_phase = \"sweep_and_prune\"\ncontact_model = \"impulse\"\n{BALL}"
+        "[world]\nrestitution_law = \"poisson\"\nmicrocollisions = false\nmicrocollision_max_restitution = 3\nmicrocollision_rebound = 0.25\nmax_penetration = 0.002\nbox_period = 0.05\nbroad_phase = \"sweep_and_prune\"\ncontact_model = \"impulse\"\n{BALL}"
     );
     let scene = scene::parse(&path, &text).expect("valid settings");
     let settings = scene.world.settings();
     assert_eq!(settings.restitution_law, RestitutionLaw::Poisson);
     assert!(!settings.microcollisions);
     assert_eq!(settings.microcollision_max_restitution, 3.0);
+    assert_eq!(settings.microcollision_rebound, 0.25);
     assert_eq!(settings.max_penetration, Some(0.002));
     assert_eq!(settings.box_period, 0.05);
     assert_eq!(settings.broad_phase, BroadPhaseKind::SweepAndPrune);
@@ -398,6 +399,13 @@ fn contact_settings_are_read_and_checked() {
         "world.microcollision_max_restitution",
     );
     assert!(e.message.contains("at least 1"), "{e}");
+    let e = single_error(
+        &format!("[world]\nmicrocollision_rebound = 2\n{BALL}"),
+        2,
+        26,
+        "world.microcollision_rebound",
+    );
+    assert!(e.message.contains("from 0 to 1"), "{e}");
     single_error(
         &format!("[world]\ncontact_model = \"lcp\"\n{BALL}"),
         2,

@@ -122,6 +122,7 @@ const WORLD_KEYS: &[&str] = &[
     "restitution_law",
     "microcollisions",
     "microcollision_max_restitution",
+    "microcollision_rebound",
     "max_penetration",
     "box_period",
     "broad_phase",
@@ -226,6 +227,15 @@ impl<'c, 's> SceneReader<'c, 's> {
             } else if let Some(v) = get("microcollision_max_restitution") {
                 v.error(format!(
                     "expected a restitution of at least 1 (the boost at the bottom of the envelope), found {e}"
+                ));
+            }
+        }
+        if let Some(rebound) = get("microcollision_rebound").and_then(|v| v.number()) {
+            if (0.0..=1.0).contains(&rebound) {
+                settings.microcollision_rebound = rebound;
+            } else if let Some(v) = get("microcollision_rebound") {
+                v.error(format!(
+                    "expected a fraction of the threshold speed from 0 to 1 (0: the thesis's pure reversal), found {rebound}"
                 ));
             }
         }

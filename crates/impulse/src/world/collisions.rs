@@ -96,6 +96,8 @@ pub(crate) struct Collisions {
     /// impulse (see [`Renewal`]).
     envelope_spans: Vec<f64>,
     last_impulses: Vec<f64>,
+    /// Per collider, when it last took an impulse (dynamic colliders only).
+    hit_at: Vec<f64>,
     broad: Box<dyn BroadPhase + Send + Sync>,
     heap: EventHeap<Event>,
     caches: FastMap<Pair, PairCache>,
@@ -139,6 +141,7 @@ impl Collisions {
             envelopes: Vec::new(),
             envelope_spans: Vec::new(),
             last_impulses: Vec::new(),
+            hit_at: Vec::new(),
             broad: Box::new(HierarchicalHash::new()),
             heap: EventHeap::new(),
             caches: FastMap::default(),
@@ -199,6 +202,7 @@ impl Collisions {
         self.envelopes = vec![None; world.multibodies.len()];
         self.envelope_spans = vec![world.settings.box_period; world.multibodies.len()];
         self.last_impulses = vec![f64::NEG_INFINITY; world.multibodies.len()];
+        self.hit_at = vec![f64::NEG_INFINITY; n];
         for m in 0..world.multibodies.len() {
             self.renew_envelope(m, t, Renewal::Period, world)?;
         }
@@ -697,10 +701,25 @@ impl Collisions {
             * (world.point_velocity(ca, &point) - world.point_velocity(cb, &point));
         let material = world.materials.between(ca, cb);
         let gravity = settings.gravity.norm();
-        let micro = (settings.microcollisions && gravity > 0.0).then(|| Microcollisions {
-            threshold_speed: (2.0 * gravity * settings.collision_epsilon).sqrt(),
-            epsilon: settings.collision_epsilon,
-            max_restitution: settings.microcollision_max_restitution,
+        let micro = (settings.microcollisions && gravity > 0.0).then(|| {
+            let threshold_speed = (2.0 * gravity * settings.collision_epsilon).sqrt();
+            // The rebound stands in for gravity's pull over the flight to come, and gravity
+            // brings a contact back only as far as it acts along the normal: a sideways contact
+            // (two balls side by side) gets none. Nor does a response in a cascade at one
+            // instant (a ball wedged under a mallet): there no time passes, and the rebound
+            // would pump energy round the wedge forever.
+            let cascade = self.hit_at[a] == t || self.hit_at[b] == t;
+            let closing = if cascade {
+                0.0
+            } else {
+                (settings.gravity.dot(&contact.normal) / gravity).abs()
+            };
+            Microcollisions {
+                threshold_speed,
+                epsilon: settings.collision_epsilon,
+                max_restitution: settings.microcollision_max_restitution,
+                rebound_speed: settings.microcollision_rebound * threshold_speed * closing.sqrt(),
+            }
         });
         let (outcome, kind) = respond(
             &k,
@@ -718,6 +737,11 @@ impl Collisions {
         let impulse = frame * outcome.impulse;
         world.apply_impulse(ca, t, &impulse, &point)?;
         world.apply_impulse(cb, t, &-impulse, &point)?;
+        for c in [a, b] {
+            if self.dynamic(c, world) {
+                self.hit_at[c] = t;
+            }
+        }
         self.events.push(CollisionEvent {
             time: t,
             kind,

@@ -52,6 +52,10 @@ pub struct WorldSettings {
     pub microcollisions: bool,
     /// Restitution a microcollision reaches at the bottom of the envelope (the thesis's 5).
     pub microcollision_max_restitution: f64,
+    /// Least separating normal speed a microcollision's reversal leaves, as a fraction of the
+    /// threshold speed √(2 g ε) scaled by √(cos) of the angle between normal and gravity
+    /// (0: the thesis's pure reversal).
+    pub microcollision_rebound: f64,
     /// Interval at which swept boxes are recomputed for the broad phase.
     pub box_period: f64,
     /// Broad phase.
@@ -72,6 +76,7 @@ impl Default for WorldSettings {
             restitution_law: RestitutionLaw::Stronge,
             microcollisions: true,
             microcollision_max_restitution: 5.0,
+            microcollision_rebound: 0.25,
             box_period: 0.02,
             broad_phase: BroadPhaseKind::HierarchicalHash,
             max_penetration: None,
