@@ -69,14 +69,14 @@ pub fn respond(
         if let Some(k_inverse) = k.try_inverse() {
             let reversal = -2.0 * (k_inverse * u0);
             let reverses = (k * reversal + 2.0 * u0).norm() <= 1e-9 * u0.norm();
-            let lifted = Vec3::new(-u0.x, -u0.y, (-u0.z).max(micro.rebound_speed));
-            let lift = k_inverse * (lifted - u0);
-            let (target, impulse) = if in_cone(&lift) {
-                (lifted, lift)
-            } else {
-                (-u0, reversal)
-            };
             if reverses && in_cone(&reversal) {
+                let lifted = Vec3::new(-u0.x, -u0.y, (-u0.z).max(micro.rebound_speed));
+                let lift = k_inverse * (lifted - u0);
+                let (target, impulse) = if in_cone(&lift) {
+                    (lifted, lift)
+                } else {
+                    (-u0, reversal)
+                };
                 let outcome = Outcome {
                     final_velocity: target,
                     impulse,
