@@ -70,6 +70,9 @@ pub struct LoopCounters {
     pub collisions: u64,
     /// Microcollisions (reversals and boosted collisions).
     pub microcollisions: u64,
+    /// Of those, the boosted collisions: integrated like a collision, where a reversal is one
+    /// linear solve.
+    pub boosted_microcollisions: u64,
 }
 
 /// The collision-detection and response state of a world.
@@ -732,7 +735,11 @@ impl Collisions {
         );
         match kind {
             ResponseKind::Collision => self.counters.collisions += 1,
-            ResponseKind::Reversal | ResponseKind::Boosted => self.counters.microcollisions += 1,
+            ResponseKind::Reversal => self.counters.microcollisions += 1,
+            ResponseKind::Boosted => {
+                self.counters.microcollisions += 1;
+                self.counters.boosted_microcollisions += 1;
+            }
         }
         let impulse = frame * outcome.impulse;
         world.apply_impulse(ca, t, &impulse, &point)?;

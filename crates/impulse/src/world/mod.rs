@@ -596,6 +596,7 @@ impl World {
             ("box_refreshes", c.box_refreshes),
             ("collisions", c.collisions),
             ("microcollisions", c.microcollisions),
+            ("boosted_microcollisions", c.boosted_microcollisions),
             ("narrow_part_queries", n.part_queries),
             ("vclip_fallbacks", n.vclip_fallbacks),
         ]);
