@@ -107,11 +107,17 @@ pub fn closest_parts(
                     best: &mut f64,
                     cache: &mut PairCache,
                     stats: &mut NarrowStats| {
-        let previous = cache.parts.get(&(ia, ib)).copied();
+        // One hash lookup when the pair is known: the slot is updated in place.
+        let slot = cache.parts.get_mut(&(ia, ib));
+        let previous = slot.as_deref().copied();
         let (result, memory) =
             part_pair(&a.parts[ia], pose_a, &b.parts[ib], pose_b, previous, stats);
-        if let Some(memory) = memory {
-            cache.parts.insert((ia, ib), memory);
+        match (memory, slot) {
+            (Some(memory), Some(slot)) => *slot = memory,
+            (Some(memory), None) => {
+                cache.parts.insert((ia, ib), memory);
+            }
+            (None, _) => {}
         }
         if let Some(mut pair) = result {
             pair.parts = (ia, ib);
