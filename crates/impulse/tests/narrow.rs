@@ -460,3 +460,34 @@ fn non_convex_bodies_take_the_closest_piece_pair() {
         );
     }
 }
+
+/// Regression: a ball straight above a box's edge line (x = 1 of the cube [−1, 1]³, at
+/// y = 0.3), 0.25 above its top face. GJK's simplex then holds the origin exactly on an edge
+/// of a triangle; its subalgorithm took the zero weight for "outside", fell back to a lone
+/// vertex, and the distance came out 0.61. Closed form: 1.5 − 1 − 0.25 = 0.25.
+#[test]
+fn ball_above_a_box_edge_line_gets_its_height() {
+    let cube = model(Shape::Box {
+        half_extents: Vec3::new(1.0, 1.0, 1.0),
+    });
+    let ball = model(Shape::Sphere { radius: 0.25 });
+    for (x, y) in [(1.0, 0.3), (-1.0, 0.3), (0.3, 1.0), (1.0, 1.0), (0.0, 0.0)] {
+        let d = distance(
+            &ball,
+            &Pose::translation(x, y, 1.5),
+            &cube,
+            &Pose::identity(),
+        );
+        assert!((d - 0.25).abs() < 1e-12, "ball at ({x}, {y}, 1.5): {d}");
+        let d = distance(
+            &cube,
+            &Pose::identity(),
+            &ball,
+            &Pose::translation(x, y, 1.5),
+        );
+        assert!(
+            (d - 0.25).abs() < 1e-12,
+            "ball at ({x}, {y}, 1.5), swapped: {d}"
+        );
+    }
+}

@@ -202,7 +202,9 @@ fn s1d(s1: &Vec3, s2: &Vec3) -> [f64; 4] {
     let mu_max = s1[axis] - s2[axis];
     let c1 = p0[axis] - s2[axis];
     let c2 = s1[axis] - p0[axis];
-    if mu_max != 0.0 && compare_signs(mu_max, c1) && compare_signs(mu_max, c2) {
+    // Inside the closed segment when neither weight has the wrong sign: a zero weight (the
+    // projection exactly at an end) is that end, not the other one.
+    if mu_max != 0.0 && !compare_signs(mu_max, -c1) && !compare_signs(mu_max, -c2) {
         [c1 / mu_max, c2 / mu_max, 0.0, 0.0]
     } else if mu_max != 0.0 && compare_signs(mu_max, -c1) {
         // s1's weight c1/μ would be negative: the closest point is s2.
@@ -233,7 +235,10 @@ fn s2d(s1: &Vec3, s2: &Vec3, s3: &Vec3) -> [f64; 4] {
     };
     let mu_max = area(s1, s2, s3);
     let c = [area(&p0, s2, s3), area(s1, &p0, s3), area(s1, s2, &p0)];
-    if c.iter().all(|ci| compare_signs(mu_max, *ci)) {
+    // Inside the closed triangle when no weight has the wrong sign. A zero weight (the
+    // projection exactly on an edge) must count as inside: the edge loop below only visits
+    // edges opposite a wrong sign, and found none, which left a lone vertex.
+    if !c.iter().any(|ci| compare_signs(mu_max, -ci)) {
         return [c[0] / mu_max, c[1] / mu_max, c[2] / mu_max, 0.0];
     }
     // The projection is outside: the answer is on an edge opposite a vertex whose weight has
@@ -269,7 +274,8 @@ fn s3d(s1: &Vec3, s2: &Vec3, s3: &Vec3, s4: &Vec3) -> [f64; 4] {
         det(s1, s2, &origin, s4),
         det(s1, s2, s3, &origin),
     ];
-    if mu_max != 0.0 && c.iter().all(|ci| compare_signs(mu_max, *ci)) {
+    // Inside the closed tetrahedron when no weight has the wrong sign (zero: on a face).
+    if mu_max != 0.0 && !c.iter().any(|ci| compare_signs(mu_max, -ci)) {
         return [c[0] / mu_max, c[1] / mu_max, c[2] / mu_max, c[3] / mu_max];
     }
     // Outside (or flat): the best of the faces opposite vertices with the wrong sign.
