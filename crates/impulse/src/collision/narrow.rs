@@ -358,8 +358,9 @@ enum FlatFace {
 }
 
 /// The exact distance of two parts when a flat face of one of them carries the closest points
-/// (a shortcut before GJK). Each part with flat faces (a polyhedron of few faces, a cylinder)
-/// is tried as `F` with one candidate face, the other part as `C`; `cached` is last time's
+/// (a shortcut before GJK). Each part with flat faces (a cylinder; a polyhedron of few faces
+/// against an ellipsoid or a cylinder) is tried as `F` with one candidate face, the other part
+/// as `C`; `cached` is last time's
 /// separating direction (from b towards a), which picks the face and the order of the tries.
 /// `None` when no candidate qualifies: the caller runs GJK as before.
 fn flat_face_contact(a: &Placed, b: &Placed, cached: Option<&Vec3>) -> Option<Closest> {
@@ -410,7 +411,7 @@ fn candidate_face(
     other: &Placed,
     towards_other: Option<&Vec3>,
 ) -> Option<(FlatFace, f64)> {
-    let local_direction = towards_other.map(|d| flat.pose.rotation.inverse() * d);
+    let local_direction = || towards_other.map(|d| flat.pose.rotation.inverse_transform_vector(d));
     match flat.convex {
         Convex::Cylinder { .. } => {
             // A point of C: if C lies beyond a cap's plane, so does this point, so its side
@@ -418,12 +419,21 @@ fn candidate_face(
             let inside_other = other.pose * other.convex.contained_point();
             let local = flat.pose.inverse_transform_point(&inside_other);
             let top = local.z >= 0.0;
-            let score = local_direction.map_or(0.0, |d| if top { d.z } else { -d.z });
+            let score = local_direction().map_or(0.0, |d| if top { d.z } else { -d.z });
             Some((FlatFace::Cap { top }, score))
         }
-        Convex::Polyhedron(poly) if poly.faces().len() <= FLAT_FACE_SCAN_LIMIT => {
+        // Against a sphere or capsule (a point or segment core) GJK on a polyhedron ends
+        // exactly in a few steps, cheaper than a face scan that often fails (a ball in a
+        // tessellated dish); only a curved core makes GJK iterate to its tolerance.
+        Convex::Polyhedron(poly)
+            if poly.faces().len() <= FLAT_FACE_SCAN_LIMIT
+                && matches!(
+                    other.convex,
+                    Convex::Ellipsoid { .. } | Convex::Cylinder { .. }
+                ) =>
+        {
             let faces = poly.faces().iter().enumerate();
-            let best = match local_direction {
+            let best = match local_direction() {
                 // The face whose normal is closest to the last separating direction: the very
                 // face that carried the closest point last time, if one did.
                 Some(d) => faces
