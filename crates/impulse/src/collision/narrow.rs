@@ -4,7 +4,8 @@
 //! its support function; two polyhedra by V-Clip (warm-started from the cached features);
 //! everything else by GJK between the parts' cores with their margins added back (exact for
 //! sphere and capsule pairs, converged to a tight tolerance for ellipsoids and cylinders). Before
-//! GJK, a pair in which one part has a flat face (a polyhedron's face, a cylinder's end cap)
+//! GJK, a pair in which one part has a flat face (a cylinder's end cap; a polyhedron's face
+//! when the other part is an ellipsoid or a cylinder, whose curved core makes GJK iterate)
 //! tries a shortcut that is exact where it applies: when the other part's point deepest towards
 //! the face lies beyond the face's plane and projects inside the face, the gap to the plane is
 //! the distance (the flat part lies behind its plane), as for a body resting on a table. An
