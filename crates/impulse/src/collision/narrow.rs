@@ -308,7 +308,17 @@ fn part_pair(
                 Some(PartCache::Direction(d)) => Some(d),
                 _ => None,
             };
-            if let Some(found) = flat_face_contact(&pa, &pb, cached.as_ref()) {
+            // Pairs with a cylinder, or a polyhedron and an ellipsoid: the others cannot take
+            // the flat-face shortcut (see `candidate_face`), and skip it at no cost.
+            let flat_face_candidate = matches!(
+                (&a.convex, &b.convex),
+                (Convex::Cylinder { .. }, _)
+                    | (_, Convex::Cylinder { .. })
+                    | (Convex::Polyhedron(_), Convex::Ellipsoid { .. })
+                    | (Convex::Ellipsoid { .. }, Convex::Polyhedron(_))
+            );
+            if flat_face_candidate && let Some(found) = flat_face_contact(&pa, &pb, cached.as_ref())
+            {
                 stats.flat_face_contacts += 1;
                 return (Some(found), Some(PartCache::Direction(found.normal)));
             }
