@@ -81,6 +81,16 @@ impl Convex {
         }
     }
 
+    /// A point of the solid, own frame: the centre of a primitive (a point of the boundary
+    /// plane for a half-space), a vertex of a polyhedron (whose frame origin, shared by a
+    /// decomposed mesh's pieces, may lie outside it).
+    pub fn contained_point(&self) -> Point {
+        match self {
+            Self::Polyhedron(p) => p.vertices().first().copied().unwrap_or_else(Point::origin),
+            _ => Point::origin(),
+        }
+    }
+
     /// Radius of the smallest origin-centred ball holding the part (infinite for a half-space).
     pub fn bounding_radius(&self) -> f64 {
         match self {

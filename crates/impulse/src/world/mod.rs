@@ -599,6 +599,7 @@ impl World {
             ("boosted_microcollisions", c.boosted_microcollisions),
             ("narrow_part_queries", n.part_queries),
             ("vclip_fallbacks", n.vclip_fallbacks),
+            ("flat_face_contacts", n.flat_face_contacts),
         ]);
         if !self.multibodies.is_empty() {
             let sum = |k: fn((u64, u64, u64, u64)) -> u64| -> u64 {
