@@ -13,3 +13,6 @@ impulse render "$out/dzhanibekov" --time 4 --zoom 1.6 --out docs/images/dzhanibe
 impulse run scenes/free/tossed_parts.toml --out "$out/tossed_parts" --quiet
 impulse plot "$out/tossed_parts" --out "$out/plots"
 cp "$out/plots/energy.png" docs/images/tossed_parts-energy.png
+
+impulse run scenes/hybrid/rover.toml --out "$out/rover" --quiet
+impulse render "$out/rover" --sheet 4 --zoom 1.5 --width 640 --height 360 --out docs/images/rover.png

@@ -275,3 +275,52 @@ fn furniture_gathers_around_the_table_as_it_turns_to_the_doorway() {
     }
     assert!(world.max_penetration() <= epsilon);
 }
+
+/// S18's rover on its own (`scenes/hybrid/rover.toml`): a 7-link multibody whose four wheels
+/// touch the ground only through microcollisions, driven by velocity servos at 4 rad/s. Rolling
+/// without slip it advances at ω R = 20 cm/s, straight; its rear shock absorbers each carry a
+/// quarter of the chassis's weight, which fixes the chassis's pitch in closed form.
+#[test]
+fn rover_rolls_at_its_wheel_speed() {
+    use impulse::math::Vec3;
+    let mut world = load("rover.toml");
+    let epsilon = world.settings().collision_epsilon;
+    let rover = world.multibody_id("rover").unwrap();
+    let chassis = world.multibody(rover).link_index("chassis").unwrap();
+    let pose = |w: &World| w.multibody(rover).link_model_pose(chassis);
+    // Nose-down pitch (radians): the chassis's x axis dipping below the horizontal.
+    let pitch = |w: &World| {
+        let x = pose(w).rotation * Vec3::x();
+        (-x.z).asin()
+    };
+    world.advance_to(1.0).unwrap(); // spun up (the servos reach speed in a few hundredths)
+    let start = pose(&world).translation.vector;
+    let (mut pitch_sum, mut samples) = (0.0, 0);
+    let mut t = 1.0;
+    while t < 3.0 - 1e-9 {
+        t += 0.01;
+        world.advance_to(t).unwrap();
+        pitch_sum += pitch(&world);
+        samples += 1;
+    }
+    let end = pose(&world).translation.vector;
+    // ω R = 4 rad/s × 5 cm (the scene's servo target and wheel radius): 40 cm in 2 s.
+    let advance = end.x - start.x;
+    // Measured 39.999 cm; the wheels' microcollision vibration allows a few hundredths.
+    assert!((advance - 40.0).abs() < 0.1, "advanced {advance} cm in 2 s");
+    assert!(
+        (end.y - start.y).abs() < 0.01 * advance,
+        "drifted {:?}",
+        end - start
+    );
+    // Rear spring: q = rest + (m_chassis g / 4) / k = −0.5 + 490 500 / 1.7e6 cm; the rear of
+    // the chassis rises by −q over the 24 cm wheelbase (the front axles are rigid).
+    let q: f64 = -0.5 + 2000.0 * 981.0 / 4.0 / 1.7e6;
+    let expected = (-q / 24.0).asin();
+    let mean = pitch_sum / samples as f64;
+    assert!(
+        (mean - expected).abs() < 0.01 * expected, // measured 0.16 % off
+        "pitch {mean} rad, expected {expected}"
+    );
+    assert!(world.max_penetration() < epsilon);
+}
