@@ -73,6 +73,10 @@ pub struct LoopCounters {
     /// Of those, the boosted collisions: integrated like a collision, where a reversal is one
     /// linear solve.
     pub boosted_microcollisions: u64,
+    /// Collisions and microcollisions in a cascade: a response at an instant when one of the
+    /// two colliders had already been hit (an impulse elsewhere on a body made this contact
+    /// approach). These get no microcollision rebound.
+    pub cascade_responses: u64,
 }
 
 /// The collision-detection and response state of a world.
@@ -733,6 +737,9 @@ impl Collisions {
             contact.distance,
             micro.as_ref(),
         );
+        if self.hit_at[a] == t || self.hit_at[b] == t {
+            self.counters.cascade_responses += 1;
+        }
         match kind {
             ResponseKind::Collision => self.counters.collisions += 1,
             ResponseKind::Reversal => self.counters.microcollisions += 1,

@@ -52,7 +52,7 @@ pub struct WorldSettings {
     pub microcollisions: bool,
     /// Restitution a microcollision reaches at the bottom of the envelope (the thesis's 5).
     pub microcollision_max_restitution: f64,
-    /// Least separating normal speed a microcollision's reversal leaves, as a fraction of the
+    /// Least separating normal speed a microcollision (reversal or boosted) leaves, as a fraction of the
     /// threshold speed √(2 g ε) scaled by √(cos) of the angle between normal and gravity
     /// (0: the thesis's pure reversal).
     pub microcollision_rebound: f64,
@@ -597,6 +597,7 @@ impl World {
             ("collisions", c.collisions),
             ("microcollisions", c.microcollisions),
             ("boosted_microcollisions", c.boosted_microcollisions),
+            ("cascade_responses", c.cascade_responses),
             ("narrow_part_queries", n.part_queries),
             ("vclip_fallbacks", n.vclip_fallbacks),
             ("flat_face_contacts", n.flat_face_contacts),
