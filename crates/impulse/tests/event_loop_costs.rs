@@ -94,3 +94,51 @@ fn a_ground_contact_does_not_recheck_every_pair_of_the_ground() {
         "20 balls took {twenty} checks, one ball {one}"
     );
 }
+
+#[test]
+fn a_boosted_microcollision_leaves_at_the_rebound_speed() {
+    // Bug: a microcollision whose reversal would leave the friction cone is a collision with
+    // boosted restitution, and it left the contact separating at e |u_z| only. A contact
+    // creeping sideways has a tiny approach (its flight within the envelope is short), so
+    // that separation was tinier still: every such microcollision was boosted again and the
+    // next followed sooner. A 10 cm box sliding at 1 m/s and spinning at 20 rad/s about the
+    // vertical (ε_c = 0.1 mm) took 5844 microcollisions in a second, eight times the 720 of
+    // the same box sliding without spin (a dragging creature's body 4e5 a second, the
+    // rattleback 4e3). Boosted microcollisions now leave at the rebound speed like reversals:
+    // measured 1149 against 744.
+    use impulse::Material;
+    let run = |spin: f64| {
+        let mut w = World::new(WorldSettings {
+            collision_epsilon: 1e-4,
+            ..WorldSettings::default()
+        });
+        ground(&mut w);
+        let material = Material {
+            friction: 0.3,
+            restitution: 0.2,
+        };
+        let mut cube = BodyDesc::new(
+            "box",
+            Shape::Box {
+                half_extents: Vec3::repeat(0.05),
+            },
+        );
+        cube.mass = MassSpec::Mass(1.0);
+        cube.material = material;
+        cube.pose = Pose::translation(0.0, 0.0, 0.05005);
+        cube.velocity = Vec3::new(1.0, 0.0, 0.0);
+        cube.angular_velocity = Vec3::new(0.0, 0.0, spin);
+        w.add_body(cube).unwrap();
+        for k in 1..=100 {
+            w.advance_to(k as f64 * 0.01).unwrap();
+        }
+        assert!(w.max_penetration() <= 1e-4);
+        w.counters()["microcollisions"]
+    };
+    let sliding = run(0.0);
+    let spinning = run(20.0);
+    assert!(
+        spinning <= 2 * sliding,
+        "sliding and spinning: {spinning} microcollisions, sliding only: {sliding}"
+    );
+}

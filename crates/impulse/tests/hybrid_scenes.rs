@@ -306,8 +306,9 @@ fn rover_rolls_at_its_wheel_speed() {
     let end = pose(&world).translation.vector;
     // ω R = 4 rad/s × 5 cm (the scene's servo target and wheel radius): 40 cm in 2 s.
     let advance = end.x - start.x;
-    // Measured 39.999 cm; the wheels' microcollision vibration allows a few hundredths.
-    assert!((advance - 40.0).abs() < 0.1, "advanced {advance} cm in 2 s");
+    // Measured 39.96 cm: the wheels hop within the envelope (microcollisions) and slip a
+    // little when they land; 0.5 % allows for that.
+    assert!((advance - 40.0).abs() < 0.2, "advanced {advance} cm in 2 s");
     assert!(
         (end.y - start.y).abs() < 0.01 * advance,
         "drifted {:?}",
@@ -319,7 +320,7 @@ fn rover_rolls_at_its_wheel_speed() {
     let expected = (-q / 24.0).asin();
     let mean = pitch_sum / samples as f64;
     assert!(
-        (mean - expected).abs() < 0.01 * expected, // measured 0.16 % off
+        (mean - expected).abs() < 0.01 * expected, // measured 0.14 % off
         "pitch {mean} rad, expected {expected}"
     );
     assert!(world.max_penetration() < epsilon);

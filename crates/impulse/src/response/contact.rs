@@ -1,6 +1,6 @@
 //! Responding to one contact: the collision matrix, microcollisions, and the impulse.
 
-use super::integration::{Outcome, RestitutionLaw, integrate};
+use super::integration::{Outcome, RestitutionLaw, integrate, integrate_separating};
 use crate::math::{Mat3, Vec3, cross_matrix};
 
 /// One body's share of the collision matrix at a contact point `r` from its centre of mass
@@ -20,8 +20,8 @@ pub struct Microcollisions {
     pub epsilon: f64,
     /// Restitution reached at the bottom of the envelope (the thesis uses 5).
     pub max_restitution: f64,
-    /// Least normal speed a reversal leaves the contact separating at (0 for the thesis's pure
-    /// reversal). See [`respond`].
+    /// Least normal speed a microcollision leaves the contact separating at (0 for the
+    /// thesis's pure reversal and plain boosted restitution). See [`respond`].
     pub rebound_speed: f64,
 }
 
@@ -88,10 +88,15 @@ pub fn respond(
             }
         }
         // Type 1: a collision whose restitution grows with depth into the envelope, from e at
-        // its surface to e_max at the bottom, with zero slope at the surface.
+        // its surface to e_max at the bottom, with zero slope at the surface. Like the
+        // reversal, it leaves the contact separating at least at the rebound speed: near the
+        // surface the boosted restitution of a sliding contact's tiny approach is a tinier
+        // separation, and the next microcollision followed at once (a dragging body took
+        // 4e5 a second). Restitution simply goes on, under the same friction law, until then.
         let depth = (micro.epsilon - distance).clamp(0.0, micro.epsilon) / micro.epsilon;
         let boosted = e + (micro.max_restitution - e).max(0.0) * depth * depth;
-        return (integrate(k, u0, mu, boosted, law), ResponseKind::Boosted);
+        let outcome = integrate_separating(k, u0, mu, boosted, law, micro.rebound_speed);
+        return (outcome, ResponseKind::Boosted);
     }
     (integrate(k, u0, mu, e, law), ResponseKind::Collision)
 }
@@ -150,5 +155,60 @@ mod tests {
         let e = 0.3 + (5.0 - 0.3) * 0.25;
         // Sliding throughout (K diagonal): p_z = (1 + e) |u_z0| / K33.
         assert!((out.impulse.z - (1.0 + e) * 0.02).abs() < 1e-9, "{out:?}");
+    }
+
+    #[test]
+    fn boosted_microcollision_leaves_at_the_rebound_speed() {
+        // As in the test above with μ = 0.05 (boosted, e = 1.475), but a rebound speed of
+        // 0.05: Stronge's law alone would leave u_z = e·0.02 = 0.0295, so restitution goes on
+        // to u_z = 0.05. K = diag(3.5, 3.5, 1): the contact slides, and its tangential speed
+        // 0.01 falls by 3.5 μ = 0.175 per unit normal impulse, so it sticks (stably: K is
+        // diagonal) at p_z = 0.0571, before the total p_z = (0.05 + 0.02) / K₃₃ = 0.07. So
+        // p = (−0.01/3.5, 0, 0.07), u_f = (0, 0, 0.05), the impulse inside the cone.
+        let k = Mat3::from_diagonal(&Vec3::new(3.5, 3.5, 1.0));
+        let u0 = Vec3::new(0.01, 0.0, -0.02);
+        let micro = Microcollisions {
+            threshold_speed: 0.1,
+            epsilon: 0.001,
+            max_restitution: 5.0,
+            rebound_speed: 0.05,
+        };
+        let (out, kind) = respond(
+            &k,
+            &u0,
+            0.05,
+            0.3,
+            RestitutionLaw::Stronge,
+            0.0005,
+            Some(&micro),
+        );
+        assert_eq!(kind, ResponseKind::Boosted);
+        assert!(
+            (out.final_velocity - Vec3::new(0.0, 0.0, 0.05)).norm() < 1e-9,
+            "{out:?}"
+        );
+        assert!(
+            (out.impulse - Vec3::new(-0.01 / 3.5, 0.0, 0.07)).norm() < 1e-9,
+            "{out:?}"
+        );
+        assert!(out.impulse.x.hypot(out.impulse.y) <= 0.05 * out.impulse.z);
+        // A rebound below what Stronge's law leaves changes nothing.
+        let slow = Microcollisions {
+            rebound_speed: 0.01,
+            ..micro
+        };
+        let run = |m: &Microcollisions| {
+            respond(&k, &u0, 0.05, 0.3, RestitutionLaw::Stronge, 0.0005, Some(m)).0
+        };
+        let floor = run(&slow);
+        let none = run(&Microcollisions {
+            rebound_speed: 0.0,
+            ..micro
+        });
+        assert_eq!(floor, none);
+        assert!(
+            (floor.final_velocity.z - 1.475 * 0.02).abs() < 1e-9,
+            "{floor:?}"
+        );
     }
 }

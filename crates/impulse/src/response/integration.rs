@@ -66,6 +66,20 @@ enum Mode {
 /// Integrates a collision with collision matrix `k`, initial relative velocity `u0` (u0.z < 0),
 /// friction `mu` and restitution `e` (Stronge allows `e > 1`: microcollisions inject energy).
 pub fn integrate(k: &Mat3, u0: &Vec3, mu: f64, e: f64, law: RestitutionLaw) -> Outcome {
+    integrate_separating(k, u0, mu, e, law, 0.0)
+}
+
+/// [`integrate`], with restitution going on until the contact separates at least at
+/// `min_separation` (a microcollision's rebound speed, §3.5 with our floor; see
+/// `contact::respond`). The extra restitution impulse obeys the same friction law.
+pub fn integrate_separating(
+    k: &Mat3,
+    u0: &Vec3,
+    mu: f64,
+    e: f64,
+    law: RestitutionLaw,
+    min_separation: f64,
+) -> Outcome {
     let context = Context::new(k, mu, u0);
     let start = State {
         u: *u0,
@@ -74,7 +88,7 @@ pub fn integrate(k: &Mat3, u0: &Vec3, mu: f64, e: f64, law: RestitutionLaw) -> O
         mode: context.initial_mode(u0),
     };
     // Compression: until u_z = 0.
-    let compressed = context.advance(start, Goal::NormalRest);
+    let compressed = context.advance(start, Goal::NormalSpeed(0.0));
     let compression_work = compressed.w;
     let goal = match law {
         RestitutionLaw::Stronge => Goal::Work((1.0 - e * e) * compression_work),
@@ -83,13 +97,16 @@ pub fn integrate(k: &Mat3, u0: &Vec3, mu: f64, e: f64, law: RestitutionLaw) -> O
     let done = match goal {
         Goal::Work(target) => compressed.w >= target,
         Goal::Impulse(target) => compressed.impulse.z >= target,
-        Goal::NormalRest => true,
+        Goal::NormalSpeed(_) => true,
     };
-    let end = if done {
+    let mut end = if done {
         compressed
     } else {
         context.advance(compressed, goal)
     };
+    if end.u.z < min_separation {
+        end = context.advance(end, Goal::NormalSpeed(min_separation));
+    }
     let (final_velocity, impulse) = (end.u, end.impulse);
     let work = 0.5 * (final_velocity + u0).dot(&impulse);
     Outcome {
@@ -103,8 +120,8 @@ pub fn integrate(k: &Mat3, u0: &Vec3, mu: f64, e: f64, law: RestitutionLaw) -> O
 /// Where a phase ends.
 #[derive(Clone, Copy, Debug)]
 enum Goal {
-    /// Maximum compression: u_z = 0.
-    NormalRest,
+    /// The normal velocity reaches this value: 0 at maximum compression.
+    NormalSpeed(f64),
     /// Stronge: the normal work reaches this value (with u_z > 0).
     Work(f64),
     /// Poisson: the normal impulse reaches this value.
@@ -258,8 +275,8 @@ impl<'a> Context<'a> {
         limit: f64,
     ) -> (State, bool) {
         let to_goal = match goal {
-            Goal::NormalRest if rate.z > 0.0 => Some((-state.u.z / rate.z).max(0.0)),
-            Goal::NormalRest => None,
+            Goal::NormalSpeed(v) if rate.z > 0.0 => Some(((v - state.u.z) / rate.z).max(0.0)),
+            Goal::NormalSpeed(_) => None,
             Goal::Impulse(target) => Some((target - state.impulse.z).max(0.0)),
             Goal::Work(target) => {
                 // ½ r Δp² + u_z Δp = target − W, written without cancellation.
@@ -280,7 +297,7 @@ impl<'a> Context<'a> {
         let u = state.u + rate * dp;
         let w = state.w + 0.5 * (state.u.z + u.z) * dp;
         let u = match goal {
-            Goal::NormalRest if reached => Vec3::new(u.x, u.y, 0.0),
+            Goal::NormalSpeed(v) if reached => Vec3::new(u.x, u.y, v),
             _ => u,
         };
         let next = State {
@@ -311,13 +328,13 @@ impl<'a> Context<'a> {
         };
         let (scale, impulse_scale) = (self.work_scale, self.impulse_scale);
         let reached = |y: &[f64], p: f64| match goal {
-            Goal::NormalRest => y[2] >= 0.0,
+            Goal::NormalSpeed(v) => y[2] >= v,
             Goal::Work(target) => y[2] > 0.0 && y[3] * scale >= target,
             Goal::Impulse(target) => p >= target,
         };
         // How far the goal is, continuous along the step: what the root finder interpolates.
         let shortfall = |y: &[f64], p: f64| match goal {
-            Goal::NormalRest => y[2],
+            Goal::NormalSpeed(v) => y[2] - v,
             Goal::Work(target) => y[3] - target / scale,
             Goal::Impulse(target) => p - target,
         };
@@ -387,8 +404,8 @@ impl<'a> Context<'a> {
                 };
                 rk.state_at(hi, &mut y);
                 let mut found = pack(hi, &y);
-                if let Goal::NormalRest = goal {
-                    found.u.z = 0.0;
+                if let Goal::NormalSpeed(v) = goal {
+                    found.u.z = v;
                 }
                 return (found, SlideEnd::Goal);
             }
