@@ -325,3 +325,42 @@ fn rover_rolls_at_its_wheel_speed() {
     );
     assert!(world.max_penetration() < epsilon);
 }
+
+/// S18, the creature war: the rover closes on its first prey, jacks up, pushes it over the
+/// table's edge and backs off, staying on the table itself; meanwhile the other two bugs,
+/// drawn to the centre by their potential field, have walked towards it. (The full 30 s run
+/// pushes a second bug off at ≈ 29.5 s; measured in the issue note.)
+#[test]
+fn creature_war_rover_pushes_its_first_prey_off_the_table() {
+    let mut world = load("creature_war.toml");
+    let epsilon = world.settings().collision_epsilon;
+    let base = |w: &World, name: &str| {
+        let m = w.multibody(w.multibody_id(name).unwrap());
+        m.link_model_pose(0).translation.vector
+    };
+    let from_centre = |x: nalgebra::Vector3<f64>| x.xy().norm();
+    let start: Vec<f64> = ["bug2", "bug3"]
+        .iter()
+        .map(|b| from_centre(base(&world, b)))
+        .collect();
+    world.advance_to(12.0).unwrap();
+    // Fallen off the 400 × 400 cm table (top at z = 0) onto the floor 100 cm below.
+    let prey = base(&world, "bug1");
+    assert!(prey.z < -50.0, "bug1 at {prey:?}");
+    let rover = base(&world, "rover");
+    assert!(
+        rover.z > 0.0 && rover.x.abs() < 200.0 && rover.y.abs() < 200.0,
+        "the rover left the table: {rover:?}"
+    );
+    for (name, r0) in ["bug2", "bug3"].iter().zip(&start) {
+        let x = base(&world, name);
+        assert!(x.z > 0.0, "{name} fell: {x:?}");
+        // Measured: 120 → 45 cm and 122 → 28 cm.
+        assert!(
+            from_centre(x) < 0.6 * r0,
+            "{name} {} cm from the centre, {r0} at the start",
+            from_centre(x)
+        );
+    }
+    assert!(world.max_penetration() < epsilon);
+}

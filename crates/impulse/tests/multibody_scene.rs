@@ -287,3 +287,159 @@ fn multibody_runs_are_deterministic() {
         "the frame rate does not change the motion"
     );
 }
+
+/// A small creature war: a two-wheeled cart on a floating joint hunting one bug.
+const CREATURES: &str = r#"[world]
+gravity = [0, 0, -981]
+[[bodies]]
+name = "ground"
+motion = "fixed"
+shape = { type = "halfspace" }
+[[multibodies]]
+name = "cart"
+[[multibodies.links]]
+name = "chassis"
+shape = { type = "box", size = [20, 10, 4] }
+mass = 1000
+position = [0, 0, 6]
+[[multibodies.joints]]
+type = "floating"
+child = "chassis"
+[[multibodies.links]]
+name = "left"
+shape = { type = "sphere", radius = 5 }
+mass = 100
+position = [5, 8, 5.005]
+[[multibodies.joints]]
+type = "revolute"
+parent = "chassis"
+child = "left"
+axis = [0, 1, 0]
+[[multibodies.links]]
+name = "right"
+shape = { type = "sphere", radius = 5 }
+mass = 100
+position = [5, -8, 5.005]
+[[multibodies.joints]]
+type = "prismatic"
+parent = "chassis"
+child = "right"
+axis = [0, 0, 1]
+[[multibodies.controllers]]
+type = "rover"
+rate = 1000
+left_wheels = ["left"]
+right_wheels = ["left"]
+wheel_radius = 5
+wheel_kv = 1e5
+speed = 20
+prey = ["bug"]
+arena = 100
+[[multibodies]]
+name = "bug"
+[[multibodies.links]]
+name = "body"
+shape = { type = "ellipsoid", radii = [4, 3, 2] }
+mass = 50
+position = [50, 0, 2.005]
+[[multibodies.joints]]
+type = "floating"
+child = "body"
+[[multibodies.links]]
+name = "leg"
+shape = { type = "sphere", radius = 1 }
+mass = 5
+position = [50, 4, 1.005]
+[[multibodies.joints]]
+type = "revolute"
+parent = "body"
+child = "leg"
+axis = [0, 1, 0]
+[[multibodies.controllers]]
+type = "bug"
+rate = 1000
+left_leg = "leg"
+right_leg = "leg"
+leg_rate = 5
+leg_kv = 1e3
+threat = "cart"
+threat_radius = 30
+arena = 100
+"#;
+
+/// Line (1-based) of the first line of `text` containing `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn creature_controllers_load_run_and_are_checked() {
+    // The valid scene loads and runs.
+    let mut scene = parse(CREATURES).expect("valid creature scene");
+    scene.world.advance_to(0.2).unwrap();
+    let key = "multibodies[0].controllers[0]";
+    // A wheel that is not a joint of the rover.
+    let text = CREATURES.replacen("right_wheels = [\"left\"]", "right_wheels = [\"rihgt\"]", 1);
+    single_error(
+        &text,
+        line_of(&text, "rihgt"),
+        &format!("{key}.right_wheels[0]"),
+        "no joint named `rihgt` in multibody `cart`",
+    );
+    // A wheel on a prismatic joint.
+    let text = CREATURES.replacen("right_wheels = [\"left\"]", "right_wheels = [\"right\"]", 1);
+    single_error(
+        &text,
+        line_of(&text, "right_wheels"),
+        &format!("{key}.right_wheels[0]"),
+        "joint `right` is prismatic; expected revolute joint",
+    );
+    // Prey that does not exist.
+    let text = CREATURES.replacen("prey = [\"bug\"]", "prey = [\"bug\", \"moth\"]", 1);
+    single_error(
+        &text,
+        line_of(&text, "moth"),
+        &format!("{key}.prey[1]"),
+        "no multibody named `moth`",
+    );
+    // No prey at all.
+    let text = CREATURES.replacen("prey = [\"bug\"]", "prey = []", 1);
+    single_error(
+        &text,
+        line_of(&text, "prey = []"),
+        &format!("{key}.prey"),
+        "at least one",
+    );
+    // A threat without its radius.
+    let text = CREATURES.replacen("threat_radius = 30\n", "", 1);
+    single_error(
+        &text,
+        line_of(&text, "threat = "),
+        "multibodies[1].controllers[0].threat",
+        "`threat_radius`",
+    );
+    // A misspelt key, and a missing required one.
+    let text = CREATURES.replacen("wheel_kv = 1e5", "wheel_kv = 1e5\nwheel_gain = 2", 1);
+    single_error(
+        &text,
+        line_of(&text, "wheel_gain"),
+        &format!("{key}.wheel_gain"),
+        "unknown key `wheel_gain`",
+    );
+    let text = CREATURES.replacen("arena = 100\n", "", 1);
+    let errors = errors(&text);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(errors[0].message.contains("arena"), "{}", errors[0]);
+    // Mangled creature scenes never panic.
+    let replacements = ["0", "-", "\"", "]", "x", "", "[", "="];
+    for (k, (i, c)) in CREATURES.char_indices().enumerate() {
+        let replacement = replacements[k % replacements.len()];
+        let mutated = format!(
+            "{}{}{}",
+            &CREATURES[..i],
+            replacement,
+            &CREATURES[i + c.len_utf8()..]
+        );
+        let _ = parse(&mutated);
+    }
+}

@@ -9,6 +9,7 @@
 //! - [`impulse`]: the articulated collision matrix of a link and impulse propagation.
 //! - [`control`]: sampled controllers (PD, PID, pose PD with goal sequences, ballistic
 //!   hop) with zero-order hold, and what they observe of each other.
+//! - [`creatures`]: the creature war's rover and bug controllers.
 //! - [`build`]: multibodies from descriptions placed in the world.
 //! - [`multibody`]: a multibody's state, integration, controllers and collision seams.
 
@@ -20,6 +21,7 @@ pub mod aba;
 pub mod build;
 pub mod control;
 pub mod crba;
+pub mod creatures;
 pub mod impulse;
 pub mod joint;
 #[allow(clippy::module_inception)]
@@ -32,6 +34,7 @@ pub use control::{
     Arrival, Commands, Controller, Hop, JointPid, JointTarget, Observation, Observations, PoseGoal,
     PosePd,
 };
+pub use creatures::{Bug, Rover, RoverMode};
 pub use joint::JointKind;
 pub use multibody::{
     LinkEnvelope, MotionEnvelope, Multibody, MultibodyError, MultibodyId, MultibodyOde,

@@ -14,8 +14,8 @@ use super::{SceneReader, read_orientation};
 use crate::dynamics::{BodyDesc, Material, MotionType};
 use crate::math::{Quat, Vec3};
 use crate::multibody::{
-    Arrival, Controller, Hop, JointDesc, JointKind, JointPid, JointTarget, MultibodyDesc,
-    PassiveElements, PoseGoal, PosePd, WORLD,
+    Arrival, Bug, Controller, Hop, JointDesc, JointKind, JointPid, JointTarget, MultibodyDesc,
+    PassiveElements, PoseGoal, PosePd, Rover, WORLD,
 };
 use crate::world::World;
 
@@ -44,7 +44,43 @@ const SCALAR_JOINT_KEYS: &[&str] = &[
     "limit_stiffness",
     "limit_damping",
 ];
-const CONTROLLER_TYPES: &[&str] = &["pd", "pid", "pose_pd", "hop"];
+const CONTROLLER_TYPES: &[&str] = &["pd", "pid", "pose_pd", "hop", "rover", "bug"];
+const ROVER_KEYS: &[&str] = &[
+    "type",
+    "rate",
+    "decision_rate",
+    "left_wheels",
+    "right_wheels",
+    "wheel_radius",
+    "wheel_kv",
+    "wheel_max_torque",
+    "speed",
+    "pistons",
+    "piston_kp",
+    "piston_kv",
+    "piston_max_force",
+    "jack",
+    "prey",
+    "arena",
+    "push_distance",
+    "prey_deceleration",
+    "reverse_speed",
+];
+const BUG_KEYS: &[&str] = &[
+    "type",
+    "rate",
+    "decision_rate",
+    "left_leg",
+    "right_leg",
+    "leg_rate",
+    "leg_kv",
+    "leg_max_torque",
+    "turn_gain",
+    "threat",
+    "threat_radius",
+    "repulsion",
+    "arena",
+];
 const JOINT_CONTROLLER_KEYS: &[&str] = &[
     "type",
     "joint",
@@ -211,7 +247,8 @@ impl<'c, 's> SceneReader<'c, 's> {
             let (joints, info) = self.read_joints(table, &links, &link_names, world);
             let controllers =
                 self.read_controllers(table, &name, &links, &joints, &info, &mut watches);
-            if !controllers.is_empty() {
+            // Written with controllers (even ones with errors, reported already): watchable.
+            if !controllers.is_empty() || table.has("controllers") {
                 controlled.insert(name.clone());
             }
             if self.ctx.error_count() > errors_before {
@@ -615,7 +652,10 @@ impl<'c, 's> SceneReader<'c, 's> {
         };
         for t in &tables {
             let Some(kind) = t
-                .required("type", "\"pd\", \"pid\" or \"pose_pd\"")
+                .required(
+                    "type",
+                    "\"pd\", \"pid\", \"pose_pd\", \"hop\", \"rover\" or \"bug\"",
+                )
                 .and_then(|v| v.choice(CONTROLLER_TYPES))
             else {
                 continue;
@@ -630,6 +670,12 @@ impl<'c, 's> SceneReader<'c, 's> {
                     Some(t.get(key).and_then(|v| v.non_negative()).unwrap_or(0.0))
                 }
             };
+            if kind == "rover" || kind == "bug" {
+                if let Some(c) = self.read_creature(t, kind, multibody, joints, info, watches) {
+                    out.push(c);
+                }
+                continue;
+            }
             if kind == "pose_pd" || kind == "hop" {
                 let link = t.required("link", "a link name").and_then(|v| {
                     let name = v.string()?;
@@ -855,6 +901,231 @@ impl<'c, 's> SceneReader<'c, 's> {
             out.push(Box::new(pid));
         }
         out
+    }
+}
+
+impl<'c, 's> SceneReader<'c, 's> {
+    /// The creature war's controllers (`"rover"`, `"bug"`; `multibody::creatures`).
+    fn read_creature(
+        &self,
+        t: &Table<'c, 's>,
+        kind: &str,
+        multibody: &str,
+        joints: &[JointDesc],
+        info: &HashMap<String, JointInfo>,
+        watches: &mut Vec<(String, Value<'c, 's>)>,
+    ) -> Option<Box<dyn Controller>> {
+        // A joint of this multibody of one of the given kinds.
+        let joint = |v: &Value<'c, 's>, kinds: &[JointKind], what: &str| -> Option<String> {
+            let name = v.string()?;
+            match info.get(name) {
+                Some(i) if kinds.contains(&i.kind) => Some(name.to_string()),
+                Some(i) => {
+                    v.error(format!("joint `{name}` is {}; expected {what}", i.kind));
+                    None
+                }
+                None => {
+                    let known: Vec<&str> = joints.iter().map(|j| j.name.as_str()).collect();
+                    v.error(format!(
+                        "no joint named `{name}` in multibody `{multibody}` (joints: {})",
+                        known.join(", ")
+                    ));
+                    None
+                }
+            }
+        };
+        let revolute = [JointKind::Revolute];
+        let joint_list = |key: &str, kinds: &[JointKind], what: &str| -> Option<Vec<String>> {
+            let value = t.required(key, &format!("an array of {what} names"))?;
+            let items = value.array()?;
+            if items.is_empty() {
+                value.error(format!("expected at least one {what}"));
+                return None;
+            }
+            let names: Vec<Option<String>> = items.iter().map(|v| joint(v, kinds, what)).collect();
+            names.into_iter().collect()
+        };
+        let positive = |key: &str, expected: &str| t.required(key, expected)?.positive();
+        let optional_positive = |key: &str, default: f64| match t.get(key) {
+            Some(v) => v.positive(),
+            None => Some(default),
+        };
+        let optional_non_negative = |key: &str, default: f64| match t.get(key) {
+            Some(v) => v.non_negative(),
+            None => Some(default),
+        };
+        let mut watched = |v: Value<'c, 's>| -> Option<String> {
+            let name = v.string()?.to_string();
+            if name == multibody {
+                v.error("a creature cannot watch its own multibody");
+                return None;
+            }
+            watches.push((name.clone(), v));
+            Some(name)
+        };
+        let rate = positive("rate", "servo updates per unit time (a positive number)");
+        let decision_rate = optional_positive("decision_rate", 100.0);
+        let arena = positive("arena", "half-width of the square world (> 0)");
+        if kind == "rover" {
+            t.reject_unknown(ROVER_KEYS);
+            let left = joint_list("left_wheels", &revolute, "revolute joint");
+            let right = joint_list("right_wheels", &revolute, "revolute joint");
+            let pistons = match t.get("pistons") {
+                Some(_) => joint_list("pistons", &[JointKind::Prismatic], "prismatic joint"),
+                None => Some(Vec::new()),
+            };
+            let prey = t
+                .required("prey", "an array of multibody names")
+                .and_then(|v| {
+                    let items = v.array()?;
+                    if items.is_empty() {
+                        v.error("expected at least one multibody to hunt");
+                        return None;
+                    }
+                    let names: Vec<Option<String>> = items.into_iter().map(&mut watched).collect();
+                    names.into_iter().collect::<Option<Vec<String>>>()
+                });
+            let wheel_radius = positive("wheel_radius", "the wheels' radius (> 0)");
+            let wheel_kv = t
+                .required("wheel_kv", "the wheel servos' gain (≥ 0)")
+                .and_then(|v| v.non_negative());
+            let speed = positive("speed", "cruising ground speed (> 0)");
+            let wheel_max_torque = optional_positive("wheel_max_torque", f64::INFINITY);
+            let piston_kp = optional_non_negative("piston_kp", 0.0);
+            let piston_kv = optional_non_negative("piston_kv", 0.0);
+            let piston_max_force = optional_positive("piston_max_force", f64::INFINITY);
+            let jack = match t.get("jack") {
+                Some(v) => v.number(),
+                None => Some(0.0),
+            };
+            let push_distance = optional_positive("push_distance", 50.0);
+            let prey_deceleration = optional_positive("prey_deceleration", 150.0);
+            let reverse_speed = optional_positive("reverse_speed", 5.0);
+            let (
+                Some(left),
+                Some(right),
+                Some(pistons),
+                Some(prey),
+                Some(wheel_radius),
+                Some(wheel_kv),
+                Some(speed),
+                Some(arena),
+                Some(rate),
+                Some(decision_rate),
+            ) = (
+                left,
+                right,
+                pistons,
+                prey,
+                wheel_radius,
+                wheel_kv,
+                speed,
+                arena,
+                rate,
+                decision_rate,
+            )
+            else {
+                return None;
+            };
+            let (
+                Some(wheel_max_torque),
+                Some(piston_kp),
+                Some(piston_kv),
+                Some(piston_max_force),
+                Some(jack),
+                Some(push_distance),
+                Some(prey_deceleration),
+                Some(reverse_speed),
+            ) = (
+                wheel_max_torque,
+                piston_kp,
+                piston_kv,
+                piston_max_force,
+                jack,
+                push_distance,
+                prey_deceleration,
+                reverse_speed,
+            )
+            else {
+                return None;
+            };
+            let mut rover = Rover::new(
+                left,
+                right,
+                wheel_radius,
+                wheel_kv,
+                speed,
+                prey,
+                arena,
+                rate,
+                decision_rate,
+            );
+            rover.wheel_max_torque = wheel_max_torque;
+            rover.pistons = pistons;
+            rover.piston_kp = piston_kp;
+            rover.piston_kv = piston_kv;
+            rover.piston_max_force = piston_max_force;
+            rover.jack = jack;
+            rover.push_distance = push_distance;
+            rover.prey_deceleration = prey_deceleration;
+            rover.reverse_speed = reverse_speed;
+            return Some(Box::new(rover));
+        }
+        t.reject_unknown(BUG_KEYS);
+        let leg = |key: &str| {
+            t.required(key, "a revolute joint name")
+                .and_then(|v| joint(&v, &revolute, "a revolute joint"))
+        };
+        let (left, right) = (leg("left_leg"), leg("right_leg"));
+        let leg_rate = positive("leg_rate", "the legs' rate when walking straight (> 0)");
+        let leg_kv = t
+            .required("leg_kv", "the leg servos' gain (≥ 0)")
+            .and_then(|v| v.non_negative());
+        let leg_max_torque = optional_positive("leg_max_torque", f64::INFINITY);
+        let turn_gain = optional_non_negative("turn_gain", 1.0);
+        let threat = t.get("threat").and_then(&mut watched);
+        let threat_radius = optional_non_negative("threat_radius", 0.0);
+        let repulsion = optional_non_negative("repulsion", 0.0);
+        if let Some(v) = t.get("threat")
+            && !t.has("threat_radius")
+        {
+            v.error("a `threat` needs a `threat_radius`: how near it must be to be fled");
+        }
+        let (
+            Some(left),
+            Some(right),
+            Some(leg_rate),
+            Some(leg_kv),
+            Some(leg_max_torque),
+            Some(turn_gain),
+            Some(threat_radius),
+            Some(repulsion),
+            Some(arena),
+            Some(rate),
+            Some(decision_rate),
+        ) = (
+            left,
+            right,
+            leg_rate,
+            leg_kv,
+            leg_max_torque,
+            turn_gain,
+            threat_radius,
+            repulsion,
+            arena,
+            rate,
+            decision_rate,
+        )
+        else {
+            return None;
+        };
+        let mut bug = Bug::new(left, right, leg_rate, leg_kv, arena, rate, decision_rate);
+        bug.leg_max_torque = leg_max_torque;
+        bug.turn_gain = turn_gain;
+        bug.threat = threat;
+        bug.threat_radius = threat_radius;
+        bug.repulsion = repulsion;
+        Some(Box::new(bug))
     }
 }
 
