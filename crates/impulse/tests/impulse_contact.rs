@@ -105,7 +105,7 @@ fn v1_block_on_ramp_stops_where_theory_says() {
         run.distance
     );
     // The thesis reports "slight creep" (Fig. 3.15); the issue allows 0.5 cm over the 3 s
-    // after the stop. Measured: 0.40 cm. Single-point reversing microcollisions at the
+    // after the stop. Measured: 0.37 cm. Single-point reversing microcollisions at the
     // block's corners often fall outside the friction cone (docs/sources.md, Known
     // limitations).
     assert!(run.creep.abs() < 0.5, "crept {} cm", run.creep);
@@ -114,8 +114,8 @@ fn v1_block_on_ramp_stops_where_theory_says() {
 
 /// The creep of a block held on a slope by microcollisions comes from gravity's pull along
 /// the slope during each microcollision's flight, which lasts ∝ √ε (the bounce speed is
-/// √(2 g ε)): creep ∝ √ε. Ten times the envelope, √10 = 3.16 times the creep (measured 1.25
-/// cm against 0.40 cm).
+/// √(2 g ε)): creep ∝ √ε. Ten times the envelope, √10 = 3.16 times the creep (measured 1.15
+/// cm against 0.37 cm).
 #[test]
 fn v1_creep_scales_as_the_root_of_the_envelope() {
     let (fine, coarse) = (block_on_ramp(1e-4), block_on_ramp(1e-3));
@@ -227,9 +227,9 @@ fn drop_box(epsilon: f64, tilt: Quat) -> RestingRun {
 
 /// A box dropped on the ground bounces, settles, and then rests: never deeper into the ground
 /// than the envelope, and drifting less than 0.1 % of its size over 10 s (the issue's bound),
-/// from four different landings. The drift is a random walk of microcollisions whose size
-/// scales as √ε (measured at ε = 1e-3 cm: 0.004–0.025 cm, at 1e-4 cm: 0.001–0.006 cm), so the
-/// envelope is 1e-4 cm, 1e-5 of the box's size.
+/// from four different landings. The drift is a random walk of microcollisions that grows
+/// with ε (measured over eight landings at ε = 1e-3 cm: 0.009–0.017 cm, at 1e-4 cm:
+/// 0.0008–0.0033 cm), so the envelope is 1e-4 cm, 1e-5 of the box's size.
 #[test]
 fn dropped_box_comes_to_rest_and_stays() {
     let epsilon = 1e-4;
