@@ -16,8 +16,8 @@ fn servo(kv: f64, max: f64, rate: f64, target: f64) -> f64 {
     (-kv * (rate - target)).clamp(-max, max)
 }
 
-/// Resolves joint names to their velocity indices.
-fn velocity_indices(tree: &Tree, joints: &[String]) -> Result<Vec<usize>, String> {
+/// Resolves joint names to their `(q index, v index)`.
+fn coordinates(tree: &Tree, joints: &[String]) -> Result<Vec<(usize, usize)>, String> {
     joints
         .iter()
         .map(|joint| {
@@ -28,9 +28,16 @@ fn velocity_indices(tree: &Tree, joints: &[String]) -> Result<Vec<usize>, String
                     coordinate: 0,
                 },
             )
-            .map(|(_, v)| v)
         })
         .collect()
+}
+
+/// Resolves joint names to their velocity indices.
+fn velocity_indices(tree: &Tree, joints: &[String]) -> Result<Vec<usize>, String> {
+    Ok(coordinates(tree, joints)?
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect())
 }
 
 /// Whether a decision falls due at `t`: decisions are taken at `k · period` (computed, never
@@ -267,19 +274,7 @@ impl Controller for Rover {
     }
 
     fn bind(&mut self, tree: &Tree) -> Result<(), String> {
-        let pistons = self
-            .pistons
-            .iter()
-            .map(|joint| {
-                resolve_coordinate(
-                    tree,
-                    &JointTarget {
-                        joint: joint.clone(),
-                        coordinate: 0,
-                    },
-                )
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let pistons = coordinates(tree, &self.pistons)?;
         self.indices = Some(RoverIndices {
             left: velocity_indices(tree, &self.left_wheels)?,
             right: velocity_indices(tree, &self.right_wheels)?,
