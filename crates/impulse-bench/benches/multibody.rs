@@ -94,7 +94,10 @@ impl RapierChain {
                     vector![inertia, inertia, 1e-4],
                 ))
                 .angular_damping(0.0)
-                .linear_damping(0.0);
+                .linear_damping(0.0)
+                // A chain at rest falls asleep, and a sleeping chain's steps cost nothing:
+                // keep it awake so that every step does the dynamics.
+                .can_sleep(false);
             let child = bodies.insert(body);
             let anchor = if i == 0 { 0.0 } else { -LINK_LENGTH / 2.0 };
             let joint = RevoluteJointBuilder::new(Vector::y_axis())
