@@ -62,6 +62,10 @@ pub enum MotionBound {
         angular_speed: f64,
         angular_growth: f64,
         reach: f64,
+        /// The world angular velocity now, and a bound on how fast it can change over the
+        /// flight (infinite when unknown): see [`MotionBound::along_by_turning`].
+        angular_velocity: Vec3,
+        turning: f64,
     },
     /// Motion known ahead (a multibody's link over its envelope): per-axis bounds on the centre
     /// of mass's velocity, a bound on the angular speed, and the spin reach.
@@ -93,6 +97,7 @@ impl MotionBound {
                 angular_speed,
                 angular_growth,
                 reach,
+                ..
             } => TravelBound {
                 // u·d̂ ≤ (v + a τ)·d̂ + r (ω_max + ω̇_max τ); integrate over τ (eqs. 2.2–2.3).
                 a: 0.5 * (acceleration.dot(direction) + reach * angular_growth),
@@ -132,6 +137,31 @@ impl MotionBound {
         }
     }
 
+    /// A second bound on the travel along unit `direction`, from how the rotation turns the
+    /// supporting plane rather than from the angular speed: a point `y` from the centre of mass
+    /// moves along d̂ at `(ω × y)·d̂ = y·(d̂ × ω) ≤ r |d̂ × ω|`, and the world angular velocity
+    /// changes at most at `turning`, so the rotation's share is `r (|d̂ × ω₀| + turning τ)`.
+    /// A rattleback spinning about the vertical rocks its lowest point slowly, where eq. 2.13
+    /// charges it `r |ω|`. Eq. 2.13 is better over long flights (`turning τ` grows without
+    /// limit), this one over short ones; each is a bound, so the later time of impact of the
+    /// two is one too. Other motions give [`MotionBound::along`].
+    pub fn along_by_turning(&self, direction: &Vec3) -> TravelBound {
+        match *self {
+            Self::Ballistic {
+                velocity,
+                acceleration,
+                reach,
+                angular_velocity,
+                turning,
+                ..
+            } if turning.is_finite() => TravelBound {
+                a: 0.5 * (acceleration.dot(direction) + reach * turning),
+                b: velocity.dot(direction) + reach * direction.cross(&angular_velocity).norm(),
+            },
+            _ => self.along(direction),
+        }
+    }
+
     /// Bound on the travel of any point of the body in any direction: for bodies made of
     /// several convex parts, whose part pairs separate along different directions.
     pub fn any_direction(&self) -> TravelBound {
@@ -143,6 +173,7 @@ impl MotionBound {
                 angular_speed,
                 angular_growth,
                 reach,
+                ..
             } => TravelBound {
                 a: 0.5 * (acceleration.norm() + reach * angular_growth),
                 b: velocity.norm() + reach * angular_speed,
@@ -176,6 +207,19 @@ pub fn energy_bound(inertia: &Vec3, omega_body: &Vec3) -> f64 {
         .map(|i| inertia[i] * omega_body[i] * omega_body[i])
         .sum();
     (twice_energy / inertia.min()).sqrt()
+}
+
+/// Bound on the rate of change of the angular velocity of torque-free rotation whose angular
+/// speed stays at most `angular_speed`. Euler's equations give `ω̇₁ = (I₂ − I₃)/I₁ ω₂ω₃` and
+/// cyclically, so `|ω̇| ≤ c √(ω₂²ω₃² + ω₃²ω₁² + ω₁²ω₂²) ≤ c |ω|² / √3` with
+/// `c = maxᵢ |I_j − I_k| / Iᵢ` (the sum of pairwise products of the squares is at most a third
+/// of `|ω|⁴`). In the world frame `dω/dt = R ω̇_body`, of the same length. Zero for a body with
+/// equal moments, whose angular velocity is constant.
+pub fn turning_bound(inertia: &Vec3, angular_speed: f64) -> f64 {
+    let c = (0..3)
+        .map(|i| (inertia[(i + 1) % 3] - inertia[(i + 2) % 3]).abs() / inertia[i])
+        .fold(0.0, f64::max);
+    c * angular_speed * angular_speed / 3f64.sqrt()
 }
 
 /// Momentum bound on the angular speed (Mirtich eq. 2.4): `|I ω| / I_min`.
@@ -302,6 +346,8 @@ mod tests {
             angular_speed: 3.0,
             angular_growth: 0.0,
             reach: 1.0,
+            angular_velocity: Vec3::zeros(),
+            turning: f64::INFINITY,
         };
         let ball2 = MotionBound::Ballistic {
             velocity: Vec3::zeros(),
@@ -309,6 +355,8 @@ mod tests {
             angular_speed: 0.0,
             angular_growth: 0.0,
             reach: 1.0,
+            angular_velocity: Vec3::zeros(),
+            turning: f64::INFINITY,
         };
         let total = ball1.along(&d_hat) + ball2.along(&-d_hat);
         assert!((time_of_impact(total, 8.0) - 1.6).abs() < 1e-15);

@@ -28,7 +28,9 @@ use crate::collision::broad::{
     BroadPhase, FastMap, FastSet, HierarchicalHash, Pair, SweepAndPrune, pair,
 };
 use crate::collision::heap::EventHeap;
-use crate::collision::toi::{MotionBound, ballistic_swept_box, energy_bound, next_check_delay};
+use crate::collision::toi::{
+    MotionBound, ballistic_swept_box, energy_bound, next_check_delay, turning_bound,
+};
 use crate::collision::{CollisionModel, NarrowStats, PairCache, closest_parts};
 use crate::dynamics::{BodyId, MotionType, RigidBody};
 use crate::geometry::Aabb;
@@ -419,13 +421,18 @@ impl Collisions {
                 let inertia = body.principal_inertia();
                 let omega_body = s.orientation.inverse() * s.angular_velocity;
                 let torque = body.torque().norm();
-                let (angular_speed, angular_growth) = if torque == 0.0 {
+                let (angular_speed, angular_growth, turning) = if torque == 0.0 {
                     // Energy bound (eq. 2.5), with room for the integrator's energy error.
-                    (energy_bound(&inertia, &omega_body) * (1.0 + 1e-9), 0.0)
+                    let speed = energy_bound(&inertia, &omega_body) * (1.0 + 1e-9);
+                    (speed, 0.0, turning_bound(&inertia, speed))
                 } else {
                     // |ω| ≤ |L| / I_min and |L| grows at most at |τ| (momentum bound, eq. 2.4).
                     let momentum = inertia.component_mul(&omega_body).norm();
-                    (momentum / inertia.min(), torque / inertia.min())
+                    (
+                        momentum / inertia.min(),
+                        torque / inertia.min(),
+                        f64::INFINITY,
+                    )
                 };
                 MotionBound::Ballistic {
                     velocity: s.velocity,
@@ -433,6 +440,8 @@ impl Collisions {
                     angular_speed,
                     angular_growth,
                     reach: self.spin_reach[c],
+                    angular_velocity: s.angular_velocity,
+                    turning,
                 }
             }
         }
@@ -638,8 +647,17 @@ impl Collisions {
         let mut delay = f64::INFINITY;
         for pair in &near.pairs {
             let direction = -pair.normal;
-            let bound = motion_a.along(&direction) + motion_b.along(&-direction);
-            delay = delay.min(next_check_delay(bound, pair.distance, epsilon));
+            // Two bounds on the approach (eq. 2.13, and by the turning of the supporting
+            // planes); the later time each allows is still safe.
+            let spinning = motion_a.along(&direction) + motion_b.along(&-direction);
+            let turning =
+                motion_a.along_by_turning(&direction) + motion_b.along_by_turning(&-direction);
+            let safe = next_check_delay(spinning, pair.distance, epsilon).max(next_check_delay(
+                turning,
+                pair.distance,
+                epsilon,
+            ));
+            delay = delay.min(safe);
         }
         if let Some(gap) = near.unexamined {
             let bound = motion_a.any_direction() + motion_b.any_direction();
