@@ -10,5 +10,7 @@ pub mod toi;
 pub mod vclip;
 
 pub use model::{CollisionModel, Convex, Part};
-pub use narrow::{Closest, NarrowStats, NearParts, PairCache, closest, closest_parts};
+pub use narrow::{
+    Beyond, Closest, NarrowStats, NearParts, PairCache, Slack, closest, closest_parts,
+};
 pub mod broad;

@@ -74,7 +74,7 @@ pub fn closest(
     cache: &mut PairCache,
     stats: &mut NarrowStats,
 ) -> Option<Closest> {
-    closest_parts(a, pose_a, b, pose_b, 0.0, cache, stats)
+    closest_parts(a, pose_a, b, pose_b, &mut Slack(0.0), cache, stats)
         .pairs
         .first()
         .copied()
@@ -92,17 +92,40 @@ pub struct NearParts {
     pub unexamined: Option<f64>,
 }
 
-/// Closest points of every pair of parts of two bodies that could lie within `slack` of the
-/// closest pair (the first of [`NearParts::pairs`]), skipping pairs whose bounding spheres are
-/// farther apart. Mirtich eq. 2.1 takes the distance of non-convex bodies as the least over
-/// pairs of convex pieces; the time-of-impact bound, which relies on convexity (Fig. 2.9), must
-/// hold for every piece pair, so the pairs near the closest are returned too.
-pub fn closest_parts(
+/// Which part pairs besides the closest [`closest_parts`] examines. Pairs whose bounding
+/// spheres are nearer than the closest distance found so far are always examined (one of them
+/// may be the closest); the others only when [`Beyond::skip`] says so.
+pub trait Beyond {
+    /// Told of every examined pair.
+    fn examined(&mut self, pair: &Closest);
+    /// True when the part pairs under two bounding spheres `gap` apart need not be examined,
+    /// `closest` being the least distance found so far (`gap ≥ closest`).
+    fn skip(&mut self, gap: f64, closest: f64) -> bool;
+}
+
+/// Examine every pair that could lie within this distance of the closest.
+#[derive(Clone, Copy, Debug)]
+pub struct Slack(pub f64);
+
+impl Beyond for Slack {
+    fn examined(&mut self, _pair: &Closest) {}
+    fn skip(&mut self, gap: f64, closest: f64) -> bool {
+        gap >= closest + self.0
+    }
+}
+
+/// Closest points of the closest pair of parts of two bodies (the first of
+/// [`NearParts::pairs`]) and of the other pairs `beyond` asks for, skipping the rest by their
+/// bounding spheres (of the other body's tree against a half-space: the sphere's height above
+/// the plane). Mirtich eq. 2.1 takes the distance of non-convex bodies as the least over pairs
+/// of convex pieces; the time-of-impact bound, which relies on convexity (Fig. 2.9), must hold
+/// for every piece pair, so pairs near the closest are returned too.
+pub fn closest_parts<B: Beyond>(
     a: &CollisionModel,
     pose_a: &Pose,
     b: &CollisionModel,
     pose_b: &Pose,
-    slack: f64,
+    beyond: &mut B,
     cache: &mut PairCache,
     stats: &mut NarrowStats,
 ) -> NearParts {
@@ -113,6 +136,7 @@ pub fn closest_parts(
                     ib: usize,
                     found: &mut Vec<Closest>,
                     best: &mut f64,
+                    beyond: &mut B,
                     cache: &mut PairCache,
                     stats: &mut NarrowStats| {
         // One hash lookup when the pair is known: the slot is updated in place.
@@ -130,21 +154,54 @@ pub fn closest_parts(
         if let Some(mut pair) = result {
             pair.parts = (ia, ib);
             *best = best.min(pair.distance);
+            beyond.examined(&pair);
             found.push(pair);
         }
     };
-    // Half-spaces against every bounded part of the other body.
-    for &h in &a.half_spaces {
-        for ib in 0..b.parts.len() {
-            if !b.half_spaces.contains(&ib) {
-                consider(h, ib, &mut found, &mut best, cache, stats);
+    // Each half-space against the other body's tree, nearest spheres first.
+    let mut heights: Vec<(usize, f64)> = Vec::new();
+    for (h, tree_of_a) in a
+        .half_spaces
+        .iter()
+        .map(|&h| (h, false))
+        .chain(b.half_spaces.iter().map(|&h| (h, true)))
+    {
+        let (plane_model, plane_pose, other, other_pose) = if tree_of_a {
+            (b, pose_b, a, pose_a)
+        } else {
+            (a, pose_a, b, pose_b)
+        };
+        let Some(root) = other.root() else { continue };
+        let plane = plane_pose * plane_model.parts[h].pose;
+        let normal = plane.rotation * Vec3::z();
+        let offset = normal.dot(&plane.translation.vector);
+        let height = |n: usize| {
+            let node = &other.tree[n];
+            normal.dot(&(other_pose * node.centre).coords) - offset - node.radius
+        };
+        heights.clear();
+        heights.push((root, height(root)));
+        while let Some((n, gap)) = heights.pop() {
+            if gap >= best && beyond.skip(gap, best) {
+                unexamined = Some(unexamined.map_or(gap, |u| u.min(gap)));
+                continue;
             }
-        }
-    }
-    for &h in &b.half_spaces {
-        for ia in 0..a.parts.len() {
-            if !a.half_spaces.contains(&ia) {
-                consider(ia, h, &mut found, &mut best, cache, stats);
+            match other.tree[n].content {
+                NodeContent::Leaf(part) => {
+                    let (ia, ib) = if tree_of_a { (part, h) } else { (h, part) };
+                    consider(ia, ib, &mut found, &mut best, beyond, cache, stats);
+                }
+                NodeContent::Children(l, r) => {
+                    let (gl, gr) = (height(l), height(r));
+                    // The stack pops the last pushed: push the farther child first.
+                    if gl <= gr {
+                        heights.push((r, gr));
+                        heights.push((l, gl));
+                    } else {
+                        heights.push((l, gl));
+                        heights.push((r, gr));
+                    }
+                }
             }
         }
     }
@@ -164,18 +221,18 @@ pub fn closest_parts(
                 && !b.half_spaces.contains(&ib)
         });
         if let Some((ia, ib)) = seed {
-            consider(ia, ib, &mut found, &mut best, cache, stats);
+            consider(ia, ib, &mut found, &mut best, beyond, cache, stats);
         }
         let mut stack = vec![(root_a, root_b, gap(root_a, root_b))];
         while let Some((na, nb, node_gap)) = stack.pop() {
-            if node_gap >= best + slack {
+            if node_gap >= best && beyond.skip(node_gap, best) {
                 unexamined = Some(unexamined.map_or(node_gap, |u| u.min(node_gap)));
                 continue;
             }
             let children = match (a.tree[na].content, b.tree[nb].content) {
                 (NodeContent::Leaf(ia), NodeContent::Leaf(ib)) => {
                     if seed != Some((ia, ib)) {
-                        consider(ia, ib, &mut found, &mut best, cache, stats);
+                        consider(ia, ib, &mut found, &mut best, beyond, cache, stats);
                     }
                     continue;
                 }

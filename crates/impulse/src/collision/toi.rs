@@ -200,6 +200,37 @@ impl MotionBound {
     }
 }
 
+/// Bound on how far two bodies' points can travel towards each other along any one direction,
+/// for the pieces of non-convex bodies whose separating directions were not examined: along
+/// unit d̂ the pair's travel is `along_a(d̂) + along_b(−d̂)`, in which two free flights'
+/// velocities and accelerations enter as differences, so gravity, common to both, cancels.
+pub fn any_direction_between(a: &MotionBound, b: &MotionBound) -> TravelBound {
+    match (a, b) {
+        (
+            MotionBound::Ballistic {
+                velocity: va,
+                acceleration: aa,
+                angular_speed: wa,
+                angular_growth: ga,
+                reach: ra,
+                ..
+            },
+            MotionBound::Ballistic {
+                velocity: vb,
+                acceleration: ab,
+                angular_speed: wb,
+                angular_growth: gb,
+                reach: rb,
+                ..
+            },
+        ) => TravelBound {
+            a: 0.5 * ((aa - ab).norm() + ra * ga + rb * gb),
+            b: (va - vb).norm() + ra * wa + rb * wb,
+        },
+        _ => a.any_direction() + b.any_direction(),
+    }
+}
+
 /// Energy bound on the angular speed of torque-free rotation (Mirtich eq. 2.5):
 /// `√(Σ I_i ω_i² / I_min)`, with `ω` in the principal frame.
 pub fn energy_bound(inertia: &Vec3, omega_body: &Vec3) -> f64 {

@@ -29,9 +29,10 @@ use crate::collision::broad::{
 };
 use crate::collision::heap::EventHeap;
 use crate::collision::toi::{
-    MotionBound, ballistic_swept_box, energy_bound, next_check_delay, turning_bound,
+    MotionBound, TravelBound, any_direction_between, ballistic_swept_box, energy_bound,
+    next_check_delay, turning_bound,
 };
-use crate::collision::{CollisionModel, NarrowStats, PairCache, closest_parts};
+use crate::collision::{Beyond, Closest, CollisionModel, NarrowStats, PairCache, closest_parts};
 use crate::dynamics::{BodyId, MotionType, RigidBody};
 use crate::geometry::Aabb;
 use crate::math::{Mat3, Point, Pose, Vec3, orthonormal_basis};
@@ -77,8 +78,11 @@ pub struct LoopCounters {
     pub boosted_microcollisions: u64,
     /// Collisions and microcollisions in a cascade: a response at an instant when one of the
     /// two colliders had already been hit (an impulse elsewhere on a body made this contact
-    /// approach). These get no microcollision rebound.
+    /// approach). These get no boosted restitution.
     pub cascade_responses: u64,
+    /// Responses of a wedge's slowly converging cascade that took the rest of its geometric
+    /// series at once (see `Collisions::collide`).
+    pub extrapolated_sweeps: u64,
 }
 
 /// The collision-detection and response state of a world.
@@ -107,6 +111,11 @@ pub(crate) struct Collisions {
     last_impulses: Vec<f64>,
     /// Per collider, when it last took an impulse (dynamic colliders only).
     hit_at: Vec<f64>,
+    /// How many impulses it took at that instant.
+    hits_now: Vec<u32>,
+    /// Per pair in a settled sweep at the current instant: its last normal impulse and the
+    /// ratio of that one to the one before.
+    sweeps: FastMap<Pair, (f64, f64)>,
     broad: Box<dyn BroadPhase + Send + Sync>,
     heap: EventHeap<Event>,
     caches: FastMap<Pair, PairCache>,
@@ -151,6 +160,8 @@ impl Collisions {
             envelope_spans: Vec::new(),
             last_impulses: Vec::new(),
             hit_at: Vec::new(),
+            hits_now: Vec::new(),
+            sweeps: FastMap::default(),
             broad: Box::new(HierarchicalHash::new()),
             heap: EventHeap::new(),
             caches: FastMap::default(),
@@ -212,6 +223,7 @@ impl Collisions {
         self.envelope_spans = vec![world.settings.box_period; world.multibodies.len()];
         self.last_impulses = vec![f64::NEG_INFINITY; world.multibodies.len()];
         self.hit_at = vec![f64::NEG_INFINITY; n];
+        self.hits_now = vec![0; n];
         for m in 0..world.multibodies.len() {
             self.renew_envelope(m, t, Renewal::Period, world)?;
         }
@@ -596,14 +608,18 @@ impl Collisions {
         let (ca, cb) = (self.colliders[a], self.colliders[b]);
         world.sample(ca, t)?;
         world.sample(cb, t)?;
+        let epsilon = world.settings.collision_epsilon;
         let slack = self.slack(a, b);
+        let horizon = world.settings.box_period;
+        let mut soonest = SoonestCheck::new(self.motion_bounds(p, world), epsilon, slack, horizon);
         let cache = self.caches.entry(p).or_default();
+        let (pose_a, pose_b) = (world.model_pose(ca), world.model_pose(cb));
         let near = closest_parts(
             &self.models[a],
-            &world.model_pose(ca),
+            &pose_a,
             &self.models[b],
-            &world.model_pose(cb),
-            slack,
+            &pose_b,
+            &mut soonest,
             cache,
             &mut self.narrow,
         );
@@ -611,7 +627,6 @@ impl Collisions {
             return Ok(());
         };
         let settings = world.settings;
-        let epsilon = settings.collision_epsilon;
         if contact.distance < 0.0 {
             let depth = -contact.distance;
             self.max_penetration = self.max_penetration.max(depth);
@@ -635,34 +650,23 @@ impl Collisions {
             let rounding = 1e-12 * (ua.norm() + ub.norm());
             if (ua - ub).dot(&contact.normal) < -rounding {
                 self.collide(p, t, &contact, world)?;
+                // New motion, new check times: the piece pairs the search left out under the
+                // old motion may be the soonest under the new.
+                soonest = SoonestCheck::new(self.motion_bounds(p, world), epsilon, slack, horizon);
+                closest_parts(
+                    &self.models[a],
+                    &pose_a,
+                    &self.models[b],
+                    &pose_b,
+                    &mut soonest,
+                    self.caches.entry(p).or_default(),
+                    &mut self.narrow,
+                );
             }
         }
         // The pair's next check: when it could first come within the allowed distance, and no
-        // later than a link's motion bound holds. The bound along the closest direction
-        // (Fig. 2.9) holds for one pair of convex pieces; a non-convex collider's other pieces
-        // may lie in any direction, so every examined piece pair gets its own bound along its
-        // own direction, and the unexamined ones (at least `slack` farther than the closest)
-        // one along any direction.
-        let (motion_a, motion_b) = (self.motion_bound(a, world), self.motion_bound(b, world));
-        let mut delay = f64::INFINITY;
-        for pair in &near.pairs {
-            let direction = -pair.normal;
-            // Two bounds on the approach (eq. 2.13, and by the turning of the supporting
-            // planes); the later time each allows is still safe.
-            let spinning = motion_a.along(&direction) + motion_b.along(&-direction);
-            let turning =
-                motion_a.along_by_turning(&direction) + motion_b.along_by_turning(&-direction);
-            let safe = next_check_delay(spinning, pair.distance, epsilon).max(next_check_delay(
-                turning,
-                pair.distance,
-                epsilon,
-            ));
-            delay = delay.min(safe);
-        }
-        if let Some(gap) = near.unexamined {
-            let bound = motion_a.any_direction() + motion_b.any_direction();
-            delay = delay.min(next_check_delay(bound, gap, epsilon));
-        }
+        // later than a link's motion bound holds.
+        let delay = soonest.delay();
         let next = (t + delay)
             .min(self.bound_valid_until(a))
             .min(self.bound_valid_until(b))
@@ -673,9 +677,8 @@ impl Collisions {
 
     /// How far beyond the closest pair of pieces to examine the piece pairs of two colliders:
     /// half the smaller one's reach (a collider with a half-space counts as unbounded; zero when
-    /// both are). The pairs beyond share
-    /// one bound along any direction, which is loose, so they should be far enough not to
-    /// decide the next check.
+    /// both are). The pairs beyond share one bound along any direction, which is loose, so they
+    /// should be far enough not to decide the next check.
     fn slack(&self, a: usize, b: usize) -> f64 {
         let reach = |c: usize| {
             if self.unbounded[c] {
@@ -690,6 +693,10 @@ impl Collisions {
         } else {
             0.0
         }
+    }
+
+    fn motion_bounds(&self, (a, b): Pair, world: &Participants<'_>) -> (MotionBound, MotionBound) {
+        (self.motion_bound(a, world), self.motion_bound(b, world))
     }
 
     /// Applies the collision impulse between colliders `a` and `b` at time `t`.
@@ -707,6 +714,7 @@ impl Collisions {
             self.instant.1 += 1;
         } else {
             self.instant = (t, 1);
+            self.sweeps.clear();
         }
         if self.instant.1 > 10_000 + 1_000 * self.colliders.len() as u64 {
             return Err(SimulationError::NoProgress {
@@ -725,24 +733,43 @@ impl Collisions {
         let u = frame.transpose()
             * (world.point_velocity(ca, &point) - world.point_velocity(cb, &point));
         let material = world.materials.between(ca, cb);
+        // Cascades at one instant (an impulse elsewhere on a body made this contact approach:
+        // a ball wedged under a mallet, a domino on the table leaning on its neighbour, a ball
+        // in a slot narrower than the envelope) are Gauss–Seidel sweeps towards a state where
+        // no contact of the cluster approaches. Their responses get no boosted restitution: a
+        // boost multiplies each contact's approach into the next one's, and round a wedge the
+        // products grow without end. They keep the rebound, a fixed speed, so that a cluster
+        // that can separate leaves on a flight instead of at rest, approaching again at once
+        // (the triple pendulum's wedged ball was hit every 2 µs, then every few ns). Once
+        // either body has been hit CASCADE_REBOUNDS times at this instant, the responses are
+        // plain inelastic collisions, which cannot pump and always converge: where nothing
+        // can separate (a ball between two fixed walls), reversals and rebounds would
+        // ping-pong for ever. See docs/sources.md, "Cascades".
+        let hits = |c: usize| {
+            if self.hit_at[c] == t {
+                self.hits_now[c]
+            } else {
+                0
+            }
+        };
+        let cascade = hits(a) > 0 || hits(b) > 0;
+        let settled = hits(a).max(hits(b)) >= CASCADE_REBOUNDS;
+        let restitution = if settled { 0.0 } else { material.restitution };
         let gravity = settings.gravity.norm();
-        let micro = (settings.microcollisions && gravity > 0.0).then(|| {
+        let micro = (settings.microcollisions && gravity > 0.0 && !settled).then(|| {
             let threshold_speed = (2.0 * gravity * settings.collision_epsilon).sqrt();
             // The rebound stands in for gravity's pull over the flight to come, and gravity
             // brings a contact back only as far as it acts along the normal: a sideways contact
-            // (two balls side by side) gets none. Nor does a response in a cascade at one
-            // instant (a ball wedged under a mallet): there no time passes, and the rebound
-            // would pump energy round the wedge forever.
-            let cascade = self.hit_at[a] == t || self.hit_at[b] == t;
-            let closing = if cascade {
-                0.0
-            } else {
-                (settings.gravity.dot(&contact.normal) / gravity).abs()
-            };
+            // (two balls side by side) gets none.
+            let closing = (settings.gravity.dot(&contact.normal) / gravity).abs();
             Microcollisions {
                 threshold_speed,
                 epsilon: settings.collision_epsilon,
-                max_restitution: settings.microcollision_max_restitution,
+                max_restitution: if cascade {
+                    material.restitution
+                } else {
+                    settings.microcollision_max_restitution
+                },
                 rebound_speed: settings.microcollision_rebound * threshold_speed * closing.sqrt(),
             }
         });
@@ -750,7 +777,7 @@ impl Collisions {
             &k,
             &u,
             material.friction,
-            material.restitution,
+            restitution,
             settings.restitution_law,
             contact.distance,
             micro.as_ref(),
@@ -766,11 +793,36 @@ impl Collisions {
                 self.counters.boosted_microcollisions += 1;
             }
         }
-        let impulse = frame * outcome.impulse;
+        // The settled sweep of a frictional wedge converges slowly: a ball sliding between a
+        // dish and a mallet had each contact's friction drive it into the other, and the
+        // responses of one pair shrank by only 0.5 % a round. Such a sweep is a linear
+        // fixed-point iteration (sliding directions do not turn at these impulses) whose error
+        // falls by a constant ratio ρ a round, so when a pair's normal impulses shrink by the
+        // same ratio twice in a row, this response takes the rest of the geometric series at
+        // once, 1/(1 − ρ) times its own (Aitken's Δ² extrapolation).
+        let mut scale = 1.0;
+        if settled {
+            let normal = outcome.impulse.z;
+            let series = self.sweeps.entry(p).or_insert((normal, f64::NAN));
+            let ratio = normal / series.0;
+            if ratio > 0.0 && ratio < 1.0 && (ratio - series.1).abs() < 1e-3 * ratio {
+                scale = (1.0 / (1.0 - ratio)).min(MAX_EXTRAPOLATION);
+                self.sweeps.remove(&p);
+                self.counters.extrapolated_sweeps += 1;
+            } else {
+                *series = (normal, ratio);
+            }
+        }
+        let impulse = frame * (outcome.impulse * scale);
         world.apply_impulse(ca, t, &impulse, &point)?;
         world.apply_impulse(cb, t, &-impulse, &point)?;
         for c in [a, b] {
             if self.dynamic(c, world) {
+                self.hits_now[c] = if self.hit_at[c] == t {
+                    self.hits_now[c] + 1
+                } else {
+                    1
+                };
                 self.hit_at[c] = t;
             }
         }
@@ -804,6 +856,90 @@ impl Collisions {
         }
         self.recheck_moved(&changed, Some(p), t, world);
         Ok(())
+    }
+}
+
+/// Impulses a collider may take at one instant before its contacts' microcollisions stop
+/// getting the rebound (see `Collisions::collide`).
+const CASCADE_REBOUNDS: u32 = 16;
+
+/// Largest factor by which a settled sweep's response is extrapolated (ρ ≤ 0.999).
+const MAX_EXTRAPOLATION: f64 = 1000.0;
+
+/// When a pair must be checked again, gathered piece pair by piece pair while the narrow
+/// phase searches. The time-of-impact bound relies on convexity (Fig. 2.9), so every pair of
+/// convex pieces within `slack` of the closest gets its own check time, along its own
+/// separating direction; those farther share the direction-free bound's time for the least
+/// gap among them.
+///
+/// A node of piece pairs whose spheres are `gap > ε/2` apart is not examined when the
+/// direction-free bound's time for `gap` is no sooner than the soonest found, or than the
+/// horizon: outside the envelope a piece pair's own time is at least that (its bound along its
+/// direction is smaller, its distance larger), so leaving it out never brings a check later.
+/// A cap lying on a tray has a dozen pieces within the slack of the closest, and the one
+/// touching decides; two bowling pins apart and separating would otherwise have every piece
+/// pair examined, for a check time of "never".
+struct SoonestCheck {
+    motion: (MotionBound, MotionBound),
+    /// The pair's direction-free travel bound ([`any_direction_between`]).
+    anywhere: TravelBound,
+    epsilon: f64,
+    slack: f64,
+    /// The soonest check time of the piece pairs examined so far, at most the horizon.
+    soonest: f64,
+    /// The least gap of the nodes left out for lying beyond the slack.
+    beyond_slack: f64,
+}
+
+impl SoonestCheck {
+    /// A pair is checked again whenever either body is hit, and at least once per `horizon`
+    /// (the box period) otherwise.
+    fn new(motion: (MotionBound, MotionBound), epsilon: f64, slack: f64, horizon: f64) -> Self {
+        Self {
+            motion,
+            anywhere: any_direction_between(&motion.0, &motion.1),
+            epsilon,
+            slack,
+            soonest: horizon,
+            beyond_slack: f64::INFINITY,
+        }
+    }
+
+    /// The delay before the pair's next check.
+    fn delay(&self) -> f64 {
+        if self.beyond_slack.is_finite() {
+            let beyond = next_check_delay(self.anywhere, self.beyond_slack, self.epsilon);
+            self.soonest.min(beyond)
+        } else {
+            self.soonest
+        }
+    }
+}
+
+impl Beyond for SoonestCheck {
+    fn examined(&mut self, pair: &Closest) {
+        // Two bounds on the approach (eq. 2.13, and by the turning of the supporting planes);
+        // the later time each allows is still safe.
+        let (motion_a, motion_b) = self.motion;
+        let direction = -pair.normal;
+        let spinning = motion_a.along(&direction) + motion_b.along(&-direction);
+        let turning =
+            motion_a.along_by_turning(&direction) + motion_b.along_by_turning(&-direction);
+        let safe = next_check_delay(spinning, pair.distance, self.epsilon).max(next_check_delay(
+            turning,
+            pair.distance,
+            self.epsilon,
+        ));
+        self.soonest = self.soonest.min(safe);
+    }
+
+    fn skip(&mut self, gap: f64, closest: f64) -> bool {
+        if gap >= closest + self.slack {
+            self.beyond_slack = self.beyond_slack.min(gap);
+            return true;
+        }
+        gap > 0.5 * self.epsilon
+            && next_check_delay(self.anywhere, gap, self.epsilon) >= self.soonest
     }
 }
 

@@ -598,6 +598,7 @@ impl World {
             ("microcollisions", c.microcollisions),
             ("boosted_microcollisions", c.boosted_microcollisions),
             ("cascade_responses", c.cascade_responses),
+            ("extrapolated_sweeps", c.extrapolated_sweeps),
             ("narrow_part_queries", n.part_queries),
             ("vclip_fallbacks", n.vclip_fallbacks),
             ("flat_face_contacts", n.flat_face_contacts),
