@@ -53,6 +53,44 @@ fn a_ball_falls_past_a_near_wall_onto_the_floor_of_the_same_body() {
     assert!(world.counters()["collisions"] >= 1);
 }
 
+#[test]
+fn a_fast_ball_beside_a_wall_is_checked_against_the_post_just_below() {
+    // The narrow phase leaves out piece pairs whose direction-free time of impact is no
+    // sooner than the soonest check found (`SoonestCheck`). Here the closest piece, a wall
+    // 5 mm to the side, would let the pair wait a whole box period (0.02 s); the top of a
+    // post 5 cm below (its bounding sphere 2.4 cm away, within the slack of the closest),
+    // approached at 3 m/s, must still be examined and bound the check, or the ball is 1 cm
+    // into it before the next one. (Leaving out every such pair fails this test.)
+    let mut world = World::new(WorldSettings::default());
+    let mut wall = BodyDesc::new(
+        "wall and post",
+        Shape::Box {
+            half_extents: Vec3::new(0.05, 1.0, 1.0),
+        },
+    );
+    wall.motion = MotionType::Fixed;
+    wall.shapes[0].pose = Pose::translation(0.15, 0.0, 0.0);
+    // The post's top: 4 × 4 cm, 4 mm thick, its face at z = 0.
+    wall.shapes.push(PlacedShape {
+        shape: Shape::Box {
+            half_extents: Vec3::new(0.02, 0.02, 0.002),
+        },
+        pose: Pose::translation(0.0, 0.0, -0.002),
+        density: None,
+    });
+    world.add_body(wall).unwrap();
+    let mut ball = BodyDesc::new("ball", Shape::Sphere { radius: 0.095 });
+    ball.mass = MassSpec::Mass(1.0);
+    ball.pose = Pose::translation(0.0, 0.0, 0.095 + 0.05);
+    ball.velocity = Vec3::new(0.0, 0.0, -3.0);
+    let id = world.add_body(ball).unwrap();
+    world.advance_to(0.02).unwrap();
+    assert!(world.max_penetration() <= 1e-3);
+    assert_eq!(world.counters()["collisions"], 1);
+    // It bounced off the post (restitution 0.5 by default).
+    assert!(world.body(id).state().velocity.z > 0.0);
+}
+
 /// A convex polyhedron whose vertices are far from its own origin (as the pieces of a mesh,
 /// which all share the mesh's frame).
 fn offset_polyhedron(rng: &mut Pcg64) -> ConvexPolyhedron {
@@ -186,4 +224,96 @@ fn near_piece_pairs_hold_every_pair_within_the_slack() {
     }
     // The test must exercise skipping.
     assert!(skipped > 100, "only {skipped} pairs skipped");
+}
+
+#[test]
+fn random_multi_piece_bodies_tumbling_into_a_comb_never_sink_into_it() {
+    // The whole loop against tunnelling, with the narrow phase leaving out the piece pairs
+    // that cannot bring a check forward (`SoonestCheck`): bodies of several random convex
+    // pieces, thrown spinning into a fixed comb of teeth on a floor, never go deeper than the
+    // envelope (a deeper overlap stops the run with a Penetration error).
+    let mut rng = Pcg64::seed_from_u64(17);
+    let epsilon = 1e-3;
+    let mut collisions = 0;
+    for trial in 0..12 {
+        let mut world = World::new(WorldSettings {
+            collision_epsilon: epsilon,
+            ..WorldSettings::default()
+        });
+        let mut comb = BodyDesc::new(
+            "comb",
+            Shape::Box {
+                half_extents: Vec3::new(2.0, 2.0, 0.05),
+            },
+        );
+        comb.motion = MotionType::Fixed;
+        comb.shapes[0].pose = Pose::translation(0.0, 0.0, -0.05);
+        for tooth in 0..7 {
+            comb.shapes.push(PlacedShape {
+                shape: Shape::Box {
+                    half_extents: Vec3::new(0.03, 2.0, 0.15),
+                },
+                pose: Pose::translation(-0.9 + 0.3 * tooth as f64, 0.0, 0.15),
+                density: None,
+            });
+        }
+        world.add_body(comb).unwrap();
+        for k in 0..3 {
+            let shapes: Vec<PlacedShape> = (0..rng.random_range(2..6))
+                .map(|i| {
+                    if i % 3 == 2 {
+                        PlacedShape {
+                            shape: Shape::Sphere {
+                                radius: rng.random_range(0.03..0.08),
+                            },
+                            pose: random_pose(&mut rng, 0.08),
+                            density: None,
+                        }
+                    } else {
+                        PlacedShape {
+                            shape: Shape::Box {
+                                half_extents: Vec3::new(
+                                    rng.random_range(0.02..0.1),
+                                    rng.random_range(0.02..0.1),
+                                    rng.random_range(0.02..0.1),
+                                ),
+                            },
+                            pose: random_pose(&mut rng, 0.08),
+                            density: None,
+                        }
+                    }
+                })
+                .collect();
+            let mut body = BodyDesc::new(format!("body {k}"), shapes[0].shape.clone());
+            body.shapes = shapes;
+            body.mass = MassSpec::Density(1000.0);
+            body.pose = Pose::from_parts(
+                Vec3::new(-0.6 + 0.6 * k as f64, 0.0, 0.6 + 0.1 * k as f64).into(),
+                random_pose(&mut rng, 0.01).rotation,
+            );
+            body.velocity = Vec3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-0.3..0.3),
+                rng.random_range(-2.0..0.0),
+            );
+            body.angular_velocity = Vec3::new(
+                rng.random_range(-15.0..15.0),
+                rng.random_range(-15.0..15.0),
+                rng.random_range(-15.0..15.0),
+            );
+            world.add_body(body).unwrap();
+        }
+        for step in 1..=100 {
+            if let Err(error) = world.advance_to(step as f64 * 0.01) {
+                panic!("trial {trial}: {error}");
+            }
+        }
+        assert!(
+            world.max_penetration() <= epsilon,
+            "trial {trial}: {}",
+            world.max_penetration()
+        );
+        collisions += world.counters()["collisions"];
+    }
+    assert!(collisions > 50, "only {collisions} collisions");
 }
