@@ -859,8 +859,8 @@ impl Collisions {
     }
 }
 
-/// Impulses a collider may take at one instant before its contacts' microcollisions stop
-/// getting the rebound (see `Collisions::collide`).
+/// Impulses a collider may take at one instant before its contacts' responses become plain
+/// inelastic collisions, with no microcollision rebound (see `Collisions::collide`).
 const CASCADE_REBOUNDS: u32 = 16;
 
 /// Largest factor by which a settled sweep's response is extrapolated (ρ ≤ 0.999).
