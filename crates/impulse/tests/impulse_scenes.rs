@@ -77,6 +77,53 @@ fn every_impulse_scene_loads_without_warnings() {
     }
 }
 
+/// Digest V1 from the scene file itself (`block_on_ramp.toml`): the block stops where and when
+/// theory says, g(μ cos 30° − sin 30°) = 274.114 cm/s² from 548 cm/s, after 1.99917 s and
+/// 547.77 cm, and stays on the ramp, flat. Regression: the scene once had a 10 cm cube, which
+/// (μ = 0.9 within 10 % of tipping a cube) tumbled at 0.6 s and fell off the ramp's end, while
+/// the V1 test (tests/impulse_contact.rs, its own flat block) passed.
+#[test]
+fn the_block_on_ramp_scene_stops_where_theory_says_instead_of_tumbling_off() {
+    let mut scene = load("block_on_ramp.toml");
+    let world = &mut scene.world;
+    let block = id(world, "block");
+    let tilt = nalgebra::UnitQuaternion::from_axis_angle(&nalgebra::Vector3::y_axis(), PI / 6.0);
+    let down = tilt * nalgebra::Vector3::x();
+    let along = |w: &World| w.body(block).state().position.dot(&down);
+    let start = along(world);
+    let mut stop = None;
+    for k in 1..=2000 {
+        world.advance_to(k as f64 * 1e-3).unwrap();
+        let speed = world.body(block).state().velocity.dot(&down);
+        if stop.is_none() && speed < 1.0 {
+            // 1 cm/s is reached 0.0036 s before the ideal stop.
+            stop = Some((world.time(), along(world) - start));
+        }
+    }
+    let (t_stop, distance) = stop.expect("the block stops");
+    assert!(
+        (t_stop - 1.99917).abs() < 0.02 * 1.99917,
+        "stopped at {t_stop} s"
+    );
+    assert!(
+        (distance - 547.77).abs() < 0.01 * 547.77,
+        "stopped after {distance} cm"
+    );
+    let at_stop = along(world);
+    world.advance_to(5.0).unwrap();
+    // Creep ∝ √ε_c (docs/sources.md, "Creep of resting boxes"): measured 1.26 cm at this
+    // scene's ε_c = 0.001 cm (0.39 cm at 0.0001 cm in the V1 test).
+    let creep = along(world) - at_stop;
+    assert!(creep.abs() < 2.0, "crept {creep} cm");
+    // Still flat on the ramp: its normal is the ramp's, to a degree.
+    let normal = world.body(block).state().orientation * nalgebra::Vector3::z();
+    assert!(
+        normal.dot(&(tilt * nalgebra::Vector3::z())) > 1f64.to_radians().cos(),
+        "the block turned over: its top faces {normal:?}"
+    );
+    assert!(world.max_penetration() <= world.settings().collision_epsilon);
+}
+
 /// The whole trajectory of a scene run for `duration`, as `trajectory.csv` would hold it.
 fn trajectory_bytes(name: &str, duration: f64) -> Vec<u8> {
     let mut scene = load(name);
