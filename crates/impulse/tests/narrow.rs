@@ -1013,3 +1013,36 @@ fn flat_face_shortcut_skips_polyhedra_with_many_faces() {
     );
     assert!(!shortcut && found.distance > 0.7);
 }
+
+/// Two balls are measured in closed form (the line of centres); GJK on their point cores is a
+/// second algorithm for the same distance, points and normal.
+#[test]
+fn ball_pairs_in_closed_form_agree_with_gjk() {
+    let mut rng = Pcg64::seed_from_u64(23);
+    for _ in 0..500 {
+        let (ra, rb) = (rng.random_range(0.1..2.0), rng.random_range(0.1..2.0));
+        let (pose_a, pose_b) = (random_pose(&mut rng, 3.0), random_pose(&mut rng, 3.0));
+        let apart = (pose_a.translation.vector - pose_b.translation.vector).norm();
+        if apart < ra + rb + 1e-3 {
+            continue; // GJK's cores answer only separated pairs
+        }
+        let (a, b) = (
+            model(Shape::Sphere { radius: ra }),
+            model(Shape::Sphere { radius: rb }),
+        );
+        let (found, _) = narrow_query(&a, &pose_a, &b, &pose_b, &mut PairCache::default());
+        let (distance, point_a, point_b, normal) = gjk_closest(
+            &Convex::Sphere { radius: ra },
+            &pose_a,
+            &Convex::Sphere { radius: rb },
+            &pose_b,
+        );
+        assert!((found.distance - distance).abs() < 1e-9, "{found:?}");
+        assert!((found.point_a - point_a).norm() < 1e-9, "{found:?}");
+        assert!((found.point_b - point_b).norm() < 1e-9, "{found:?}");
+        assert!((found.normal - normal).norm() < 1e-9, "{found:?}");
+        // Closest points on the surfaces, a's towards b.
+        let on_a = (found.point_a - Point::from(pose_a.translation.vector)).norm();
+        assert!((on_a - ra).abs() < 1e-12 * (1.0 + apart));
+    }
+}

@@ -326,6 +326,9 @@ fn part_pair(
         (Convex::HalfSpace, Convex::HalfSpace) => (None, None),
         (_, Convex::HalfSpace) => (Some(against_half_space(&pa, &pb, false)), None),
         (Convex::HalfSpace, _) => (Some(against_half_space(&pb, &pa, true)), None),
+        (Convex::Sphere { radius: ra }, Convex::Sphere { radius: rb }) => {
+            (Some(between_balls(&pa, *ra, &pb, *rb)), None)
+        }
         (Convex::Polyhedron(poly_a), Convex::Polyhedron(poly_b)) => {
             let start = match previous {
                 Some(PartCache::Features(f)) => Some(f),
@@ -615,6 +618,28 @@ fn against_half_space(part: &Placed, plane: &Placed, swapped: bool) -> Closest {
             parts: (0, 0),
             features: None,
         }
+    }
+}
+
+/// Two balls, in closed form: `|c_a − c_b| − r_a − r_b` apart (negative: overlapping by as
+/// much), closest (or deepest) on the line of centres. Concentric balls, where that line is
+/// undefined, take +z.
+fn between_balls(a: &Placed, radius_a: f64, b: &Placed, radius_b: f64) -> Closest {
+    let (centre_a, centre_b) = (a.pose.translation.vector, b.pose.translation.vector);
+    let apart = centre_a - centre_b;
+    let length = apart.norm();
+    let normal = if length > 0.0 {
+        apart / length
+    } else {
+        Vec3::z()
+    };
+    Closest {
+        distance: length - radius_a - radius_b,
+        point_a: Point::from(centre_a - normal * radius_a),
+        point_b: Point::from(centre_b + normal * radius_b),
+        normal,
+        parts: (0, 0),
+        features: None,
     }
 }
 
