@@ -328,10 +328,10 @@ fn rover_rolls_at_its_wheel_speed() {
 
 /// S18, the creature war: the rover closes on its first prey, jacks up, pushes it over the
 /// table's edge and backs off, staying on the table itself; meanwhile the other two bugs,
-/// drawn to the centre by their potential field, have walked towards it. The first bug
-/// falls at 12.6 s (measured; 10.5 s before same-instant cascades kept the microcollision
-/// rebound: the bugs' feet and the rover's wheels hold the table differently), so the check
-/// is at 14 s.
+/// drawn to the centre by their potential field, have walked towards it. When the first bug
+/// falls depends on every contact of the bugs' feet and the rover's wheels along the way
+/// (measured 10.5 s, 12.6 s and 14.2 s as the contact handling changed), so the run goes on
+/// until it has fallen, up to 20 s, and the rest is checked at that moment.
 #[test]
 fn creature_war_rover_pushes_its_first_prey_off_the_table() {
     let mut world = load("creature_war.toml");
@@ -345,10 +345,12 @@ fn creature_war_rover_pushes_its_first_prey_off_the_table() {
         .iter()
         .map(|b| from_centre(base(&world, b)))
         .collect();
-    world.advance_to(14.0).unwrap();
-    // Fallen off the 400 × 400 cm table (top at z = 0) onto the floor 100 cm below.
-    let prey = base(&world, "bug1");
-    assert!(prey.z < -50.0, "bug1 at {prey:?}");
+    // Fallen off the 400 × 400 cm table (top at z = 0) towards the floor 100 cm below.
+    let fallen = |w: &World| base(w, "bug1").z < -50.0;
+    while !fallen(&world) && world.time() < 20.0 {
+        world.advance_to(world.time() + 0.25).unwrap();
+    }
+    assert!(fallen(&world), "bug1 at {:?}", base(&world, "bug1"));
     let rover = base(&world, "rover");
     assert!(
         rover.z > 0.0 && rover.x.abs() < 200.0 && rover.y.abs() < 200.0,
@@ -357,7 +359,7 @@ fn creature_war_rover_pushes_its_first_prey_off_the_table() {
     for (name, r0) in ["bug2", "bug3"].iter().zip(&start) {
         let x = base(&world, name);
         assert!(x.z > 0.0, "{name} fell: {x:?}");
-        // Measured: 120 → 45 cm and 122 → 28 cm.
+        // Measured when it fell at 12.6 s: 120 → 45 cm and 122 → 28 cm.
         assert!(
             from_centre(x) < 0.6 * r0,
             "{name} {} cm from the centre, {r0} at the start",

@@ -163,17 +163,24 @@ impl<'a> Context<'a> {
         let speed = u0.norm().max(f64::MIN_POSITIVE);
         let impulse_scale = k.norm().max(f64::MIN_POSITIVE);
         let work_scale = (speed / impulse_scale).max(f64::MIN_POSITIVE);
-        // Near u_t = 0 the sliding direction turns ever faster, and the error control holds
-        // u_t only to about the absolute tolerance: below that the integration would chatter
-        // about zero. Sticking is declared four orders of magnitude above it.
-        let absolute = 1e-10 * speed;
+        // Every component (all in velocity units) is held to 1e-8 of the collision's speed
+        // |u₀|, the larger ones to 1e-8 of themselves. A component passing near zero needs no
+        // more: its error enters the result through K as a velocity error of the same size.
+        // Over 3000 random collisions the final velocity is within 3.3e-7 |u₀| of a 1e-13
+        // integration (99 % within 3e-8). Holding small components to 1e-10 |u₀| instead
+        // (1.0e-7, 99 % within 8e-9) took 1.3–1.6× the steps, ~20 % of the wall time of
+        // contact-heavy scenes.
+        let absolute = 1e-8 * speed;
         Self {
             k,
             mu,
             stuck,
             stable,
             diverging: std::cell::OnceCell::new(),
-            sticking_speed: 1e4 * absolute,
+            // Near u_t = 0 the sliding direction turns ever faster, and the error control
+            // holds u_t only to about the absolute tolerance: below that the integration would
+            // chatter about zero. Sticking is declared two orders of magnitude above it.
+            sticking_speed: 1e-6 * speed,
             work_scale,
             impulse_scale,
             tolerance: Tolerance {
