@@ -10,17 +10,28 @@ use super::broad::FastMap;
 use std::hash::Hash;
 
 /// A binary min-heap of `(time, key)` with one entry per key.
+///
+/// Each key holds a slot while it has an entry; the slot records where the entry sits in the
+/// heap, so that moving entries while sifting costs no hashing (only `set` of a new key and
+/// `remove` touch the key → slot map).
 #[derive(Clone, Debug)]
 pub struct EventHeap<K> {
-    entries: Vec<(f64, K)>,
-    index: FastMap<K, usize>,
+    /// `(time, key, slot)`, in heap order.
+    entries: Vec<(f64, K, u32)>,
+    slot_of: FastMap<K, u32>,
+    /// Position in `entries` of each slot's entry.
+    position: Vec<usize>,
+    /// Slots free for new keys.
+    free: Vec<u32>,
 }
 
 impl<K> Default for EventHeap<K> {
     fn default() -> Self {
         Self {
             entries: Vec::new(),
-            index: FastMap::default(),
+            slot_of: FastMap::default(),
+            position: Vec::new(),
+            free: Vec::new(),
         }
     }
 }
@@ -43,35 +54,43 @@ impl<K: Copy + Ord + Hash> EventHeap<K> {
 
     /// Whether `key` has an entry.
     pub fn contains(&self, key: &K) -> bool {
-        self.index.contains_key(key)
+        self.slot_of.contains_key(key)
     }
 
     /// The time of `key`'s entry.
     pub fn time_of(&self, key: &K) -> Option<f64> {
-        self.index.get(key).map(|&i| self.entries[i].0)
+        self.slot_of
+            .get(key)
+            .map(|&s| self.entries[self.position[s as usize]].0)
     }
 
     /// The earliest entry.
     pub fn peek(&self) -> Option<(f64, K)> {
-        self.entries.first().copied()
+        self.entries.first().map(|&(t, k, _)| (t, k))
     }
 
     /// Inserts `key` at `time`, or moves its entry there.
     pub fn set(&mut self, key: K, time: f64) {
-        match self.index.get(&key) {
-            Some(&i) => {
+        match self.slot_of.get(&key) {
+            Some(&slot) => {
+                let i = self.position[slot as usize];
                 let old = self.entries[i].0;
                 self.entries[i].0 = time;
-                if Self::less(&(time, key), &(old, key)) {
+                if Self::less(&self.entries[i], &(old, key, slot)) {
                     self.sift_up(i);
                 } else {
                     self.sift_down(i);
                 }
             }
             None => {
-                self.entries.push((time, key));
-                let i = self.entries.len() - 1;
-                self.index.insert(key, i);
+                let slot = self.free.pop().unwrap_or_else(|| {
+                    self.position.push(0);
+                    (self.position.len() - 1) as u32
+                });
+                self.slot_of.insert(key, slot);
+                let i = self.entries.len();
+                self.entries.push((time, key, slot));
+                self.position[slot as usize] = i;
                 self.sift_up(i);
             }
         }
@@ -79,19 +98,20 @@ impl<K: Copy + Ord + Hash> EventHeap<K> {
 
     /// Removes and returns the earliest entry.
     pub fn pop(&mut self) -> Option<(f64, K)> {
-        let top = *self.entries.first()?;
-        self.remove(&top.1);
-        Some(top)
+        let (time, key, _) = *self.entries.first()?;
+        self.remove(&key);
+        Some((time, key))
     }
 
     /// Removes `key`'s entry, returning its time.
     pub fn remove(&mut self, key: &K) -> Option<f64> {
-        let i = self.index.remove(key)?;
-        let (time, _) = self.entries[i];
+        let slot = self.slot_of.remove(key)?;
+        self.free.push(slot);
+        let i = self.position[slot as usize];
+        let time = self.entries[i].0;
         let last = self.entries.len() - 1;
         if i != last {
-            self.entries.swap(i, last);
-            self.index.insert(self.entries[i].1, i);
+            self.swap(i, last);
         }
         self.entries.pop();
         if i < self.entries.len() {
@@ -103,17 +123,18 @@ impl<K: Copy + Ord + Hash> EventHeap<K> {
 
     /// All keys, in no particular order.
     pub fn keys(&self) -> impl Iterator<Item = &K> {
-        self.entries.iter().map(|(_, k)| k)
+        self.entries.iter().map(|(_, k, _)| k)
     }
 
-    fn less(a: &(f64, K), b: &(f64, K)) -> bool {
+    /// Earlier time first, ties by key: the order of events is deterministic.
+    fn less(a: &(f64, K, u32), b: &(f64, K, u32)) -> bool {
         a.0 < b.0 || (a.0 == b.0 && a.1 < b.1)
     }
 
     fn swap(&mut self, i: usize, j: usize) {
         self.entries.swap(i, j);
-        self.index.insert(self.entries[i].1, i);
-        self.index.insert(self.entries[j].1, j);
+        self.position[self.entries[i].2 as usize] = i;
+        self.position[self.entries[j].2 as usize] = j;
     }
 
     fn sift_up(&mut self, mut i: usize) {
