@@ -124,6 +124,92 @@ fn the_block_on_ramp_scene_stops_where_theory_says_instead_of_tumbling_off() {
     assert!(world.max_penetration() <= world.settings().collision_epsilon);
 }
 
+/// Tilt of a body's z axis from the vertical, degrees.
+fn tilt_degrees(world: &World, body: BodyId) -> f64 {
+    let up = world.body(body).state().orientation * nalgebra::Vector3::z();
+    up.z.clamp(-1.0, 1.0).acos().to_degrees()
+}
+
+/// Digest S1 (thesis Fig. 7.1): the dominos fall one after another and come to rest leaning
+/// on each other, the last one flat on the table. A row of equal dominos of thickness t and
+/// spacing s, each leaning on the next with its top front edge against the next one's back
+/// face, all tilted by the same θ about their front bottom edges, closes only where
+/// s cos θ = t: θ = acos(0.75 / 3) = 75.52°.
+#[test]
+fn dominos_fall_in_sequence_and_lean_at_the_closed_form_angle() {
+    let mut scene = load("dominos.toml");
+    let world = &mut scene.world;
+    let dominos: Vec<BodyId> = (1..=7).map(|k| id(world, &format!("domino {k}"))).collect();
+    let mut fell = [f64::NAN; 7];
+    for k in 1..=120 {
+        world.advance_to(k as f64 * 0.01).unwrap();
+        for (i, &d) in dominos.iter().enumerate() {
+            if fell[i].is_nan() && tilt_degrees(world, d) > 45.0 {
+                fell[i] = world.time();
+            }
+        }
+    }
+    // In order, every one down by 1.2 s (the last passes 45° at about 0.57 s).
+    for i in 0..7 {
+        assert!(fell[i].is_finite(), "domino {} still standing", i + 1);
+        if i > 0 {
+            assert!(fell[i] > fell[i - 1], "fell at {fell:?} s");
+        }
+    }
+    let lean = (0.75f64 / 3.0).acos().to_degrees();
+    for (i, &d) in dominos.iter().take(4).enumerate() {
+        // Measured 75.6–75.7°: the envelope ε_c = 0.01 cm opens each contact slightly.
+        let tilt = tilt_degrees(world, d);
+        assert!(
+            (tilt - lean).abs() < 0.5,
+            "domino {} at {tilt}°, expected {lean}°",
+            i + 1
+        );
+    }
+    // The last lies flat: tilted 90° (measured 89.9°), its centre half a thickness up.
+    let last = dominos[6];
+    assert!((tilt_degrees(world, last) - 90.0).abs() < 0.5);
+    let height = world.body(last).state().position.z;
+    assert!(
+        (height - 0.375).abs() < 0.02,
+        "last domino's centre at {height} cm"
+    );
+    assert!(world.max_penetration() <= world.settings().collision_epsilon);
+}
+
+/// Digest S2 (thesis Fig. 7.2): two blocks dropped onto a table bounce and come to rest as a
+/// stack, level, each within the envelope of what it stands on: the lower block's centre at its
+/// half height 2.5 cm, the upper's at 5 + 2 = 7 cm, up to ε_c = 0.01 cm (twice for the upper).
+#[test]
+fn block_drop_comes_to_rest_as_a_level_stack() {
+    let mut scene = load("block_drop.toml");
+    let world = &mut scene.world;
+    let (lower, upper) = (id(world, "lower block"), id(world, "upper block"));
+    world.advance_to(0.8).unwrap();
+    let epsilon = world.settings().collision_epsilon;
+    let (at_lower, at_upper) = (
+        world.body(lower).state().position,
+        world.body(upper).state().position,
+    );
+    // Measured 2.505 and 7.016 cm, tilts 0.01° and 0.02°, speeds 0.9 and 0.4 cm/s.
+    assert!(
+        at_lower.z > 2.5 && at_lower.z < 2.5 + epsilon,
+        "{at_lower:?}"
+    );
+    assert!(
+        at_upper.z > 7.0 && at_upper.z < 7.0 + 2.0 * epsilon,
+        "{at_upper:?}"
+    );
+    for block in [lower, upper] {
+        assert!(tilt_degrees(world, block) < 0.2);
+        assert!(world.body(block).state().velocity.norm() < 2.0);
+    }
+    // The upper block stands on the lower one: its centre over the lower's 10 × 10 cm top.
+    let offset = at_upper - at_lower;
+    assert!(offset.x.abs() < 4.0 && offset.y.abs() < 4.0, "{offset:?}");
+    assert!(world.max_penetration() <= epsilon);
+}
+
 /// The whole trajectory of a scene run for `duration`, as `trajectory.csv` would hold it.
 fn trajectory_bytes(name: &str, duration: f64) -> Vec<u8> {
     let mut scene = load(name);
