@@ -118,6 +118,13 @@ pub(crate) struct Collisions {
     broad: Box<dyn BroadPhase + Send + Sync>,
     heap: EventHeap<Event>,
     caches: FastMap<Pair, PairCache>,
+    /// Each pair's closest contact when last measured, and the instant it was measured at.
+    /// Within one instant positions do not change (impulses change velocities only), so a
+    /// pair checked again in a cascade needs no new search (see `check_pair`).
+    instant_contacts: FastMap<Pair, (f64, Closest)>,
+    /// Pairs checked again at the current instant from their measured contact, whose next
+    /// check is set once the instant's cascade is over (`finish_instant`).
+    pending: Vec<Pair>,
     /// The heap pairs of each collider.
     pairs_of: Vec<FastSet<Pair>>,
     /// Start of the first box period, and the index of the current one: period k ends at
@@ -164,6 +171,8 @@ impl Collisions {
             broad: Box::new(HierarchicalHash::new()),
             heap: EventHeap::new(),
             caches: FastMap::default(),
+            instant_contacts: FastMap::default(),
+            pending: Vec::new(),
             pairs_of: Vec::new(),
             period_origin: 0.0,
             period_index: 0,
@@ -214,6 +223,8 @@ impl Collisions {
         };
         self.heap = EventHeap::new();
         self.caches = FastMap::default();
+        self.instant_contacts = FastMap::default();
+        self.pending.clear();
         self.pairs_of = vec![FastSet::default(); n];
         self.period_origin = t;
         self.period_index = 0;
@@ -263,16 +274,44 @@ impl Collisions {
         };
         self.counters.heap_events += 1;
         match event {
-            Event::BoxRefresh => self.refresh_boxes(t, world),
-            Event::Horizon(m) => self.renew_multibody(m, t, world),
+            Event::BoxRefresh => self.refresh_boxes(t, world)?,
+            Event::Horizon(m) => self.renew_multibody(m, t, world)?,
             Event::Pair(a, b) => {
                 let p = (a, b);
                 for c in [a, b] {
                     self.pairs_of[c].remove(&p);
                 }
-                self.check_pair(p, t, world)
+                self.check_pair(p, t, world)?;
             }
         }
+        if !self.pending.is_empty() && self.heap.peek().is_none_or(|(next, _)| next > t) {
+            self.finish_instant(t, world)?;
+        }
+        Ok(())
+    }
+
+    /// Ends a cascade at instant `t`: the pairs checked again from their measured contacts get
+    /// a full check under their final motion, which sets their next check. (None approaches:
+    /// each was checked after its bodies' last impulse.)
+    fn finish_instant(
+        &mut self,
+        t: f64,
+        world: &mut Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.sort_unstable();
+        pending.dedup();
+        for p in pending {
+            if self.heap.contains(&Event::Pair(p.0, p.1)) {
+                continue; // scheduled again since: checked in turn
+            }
+            self.instant_contacts.remove(&p);
+            for c in [p.0, p.1] {
+                self.pairs_of[c].remove(&p);
+            }
+            self.check_pair(p, t, world)?;
+        }
+        Ok(())
     }
 
     fn is_link(&self, c: usize) -> bool {
@@ -608,6 +647,19 @@ impl Collisions {
         world.sample(ca, t)?;
         world.sample(cb, t)?;
         let epsilon = world.settings.collision_epsilon;
+        // Checked already at this instant (a cascade: an impulse on one of the bodies since):
+        // the same positions, the same contact. Its next check waits for the cascade's end.
+        if let Some(&(measured, contact)) = self.instant_contacts.get(&p)
+            && measured == t
+        {
+            if contact.distance < epsilon && self.approaching(p, &contact, world) {
+                self.collide(p, t, &contact, world)?;
+            }
+            self.pending.push(p);
+            self.pairs_of[a].insert(p);
+            self.pairs_of[b].insert(p);
+            return Ok(());
+        }
         let slack = self.slack(a, b);
         let horizon = world.settings.box_period;
         let mut soonest = SoonestCheck::new(self.motion_bounds(p, world), epsilon, slack, horizon);
@@ -625,6 +677,7 @@ impl Collisions {
         let Some(&contact) = near.pairs.first() else {
             return Ok(());
         };
+        self.instant_contacts.insert(p, (t, contact));
         let settings = world.settings;
         if contact.distance < 0.0 {
             let depth = -contact.distance;
@@ -637,31 +690,20 @@ impl Collisions {
                 });
             }
         }
-        if contact.distance < epsilon {
-            let point = contact_point(&contact);
-            let (ua, ub) = (
-                world.point_velocity(ca, &point),
-                world.point_velocity(cb, &point),
+        if contact.distance < epsilon && self.approaching(p, &contact, world) {
+            self.collide(p, t, &contact, world)?;
+            // New motion, new check times: the piece pairs the search left out under the old
+            // motion may be the soonest under the new.
+            soonest = SoonestCheck::new(self.motion_bounds(p, world), epsilon, slack, horizon);
+            closest_parts(
+                &self.models[a],
+                &pose_a,
+                &self.models[b],
+                &pose_b,
+                &mut soonest,
+                self.caches.entry(p).or_default(),
+                &mut self.narrow,
             );
-            // Approaching, by more than rounding: after a cascade of impulses at one instant
-            // a cluster's relative velocities are left at rounding level (~1e-16 of the bodies'
-            // speeds), and answering those would cycle forever.
-            let rounding = 1e-12 * (ua.norm() + ub.norm());
-            if (ua - ub).dot(&contact.normal) < -rounding {
-                self.collide(p, t, &contact, world)?;
-                // New motion, new check times: the piece pairs the search left out under the
-                // old motion may be the soonest under the new.
-                soonest = SoonestCheck::new(self.motion_bounds(p, world), epsilon, slack, horizon);
-                closest_parts(
-                    &self.models[a],
-                    &pose_a,
-                    &self.models[b],
-                    &pose_b,
-                    &mut soonest,
-                    self.caches.entry(p).or_default(),
-                    &mut self.narrow,
-                );
-            }
         }
         // The pair's next check: when it could first come within the allowed distance, and no
         // later than a link's motion bound holds.
@@ -672,6 +714,19 @@ impl Collisions {
             .max(t);
         self.schedule(p, next, world);
         Ok(())
+    }
+
+    /// Whether the pair's contact points approach, by more than rounding: after a cascade of
+    /// impulses at one instant a cluster's relative velocities are left at rounding level
+    /// (~1e-16 of the bodies' speeds), and answering those would cycle forever.
+    fn approaching(&self, (a, b): Pair, contact: &Closest, world: &Participants<'_>) -> bool {
+        let point = contact_point(contact);
+        let (ua, ub) = (
+            world.point_velocity(self.colliders[a], &point),
+            world.point_velocity(self.colliders[b], &point),
+        );
+        let rounding = 1e-12 * (ua.norm() + ub.norm());
+        (ua - ub).dot(&contact.normal) < -rounding
     }
 
     /// How far beyond the closest pair of pieces to examine the piece pairs of two colliders:
