@@ -246,6 +246,12 @@ impl AdaptiveRk {
         &self.y
     }
 
+    /// The derivative at the end of the last accepted step (first-same-as-last: already
+    /// evaluated, it starts the next step).
+    pub fn derivative(&self) -> &[f64] {
+        &self.f
+    }
+
     /// Caps the size of the steps that follow (e.g. to approach an event without stepping
     /// over it).
     pub fn set_max_step(&mut self, max_step: f64) {

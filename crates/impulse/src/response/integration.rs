@@ -368,7 +368,6 @@ impl<'a> Context<'a> {
         };
         let mut was_straight = false;
         let mut y = [0.0; 6];
-        let mut dy = [0.0; 6];
         for _ in 0..MAX_SLIDING_STEPS {
             let p = rk.time();
             y.copy_from_slice(rk.state());
@@ -376,7 +375,7 @@ impl<'a> Context<'a> {
             if speed < self.sticking_speed {
                 return (pack(p, &y), SlideEnd::Stuck);
             }
-            system.derivative(p, &y, &mut dy);
+            let dy = rk.derivative();
             let rate = (y[0] * dy[0] + y[1] * dy[1]) / speed;
             // Turning of the tangential velocity over the rest of the approach (radians), if
             // its rate of turning held: straight at two successive steps ends the integration.
