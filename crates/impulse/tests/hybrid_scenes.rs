@@ -330,8 +330,8 @@ fn rover_rolls_at_its_wheel_speed() {
 /// table's edge and backs off, staying on the table itself; meanwhile the other two bugs,
 /// drawn to the centre by their potential field, have walked towards it. When the first bug
 /// falls depends on every contact of the bugs' feet and the rover's wheels along the way
-/// (measured 10.5 s, 12.6 s and 14.2 s as the contact handling changed), so the run goes on
-/// until it has fallen, up to 20 s, and the rest is checked at that moment.
+/// (measured 10.5, 12.6, 14.2 and again 10.5 s as the contact handling changed), so the run
+/// goes on until it has fallen, up to 20 s, and the rest is checked at that moment.
 #[test]
 fn creature_war_rover_pushes_its_first_prey_off_the_table() {
     let mut world = load("creature_war.toml");
