@@ -302,9 +302,8 @@ impl Collisions {
         pending.sort_unstable();
         pending.dedup();
         for p in pending {
-            if self.heap.contains(&Event::Pair(p.0, p.1)) {
-                continue; // scheduled again since: checked in turn
-            }
+            // (Not in the heap at this instant, which is over; any later entry is replaced.)
+            self.heap.remove(&Event::Pair(p.0, p.1));
             self.instant_contacts.remove(&p);
             for c in [p.0, p.1] {
                 self.pairs_of[c].remove(&p);
