@@ -2,7 +2,8 @@
 //! unit of work of impulse-based contact. Resting and sliding contact are trains of these, so
 //! their cost sets the pace of the Table 7.1 scenes (`impulse table`).
 //!
-//! Run with `cargo bench -p impulse-bench --bench collision`. Figures are printed, not asserted.
+//! Run with `cargo bench -p impulse-bench --bench collision_response`. Figures are printed, not
+//! asserted.
 //!
 //! Three batches of 1000 seeded random collisions (random positive-definite K, friction in
 //! [0, 1), restitution in [0, 1), Stronge's law): contacts that slide throughout (tangential
@@ -50,7 +51,7 @@ fn collisions(c: &mut Criterion) {
             batch(3, (0.0, 1.0), (0.1, 0.6), (2.0, 5.0)),
         ),
     ];
-    let mut group = c.benchmark_group("collision");
+    let mut group = c.benchmark_group("collision_response");
     for (name, cases) in &batches {
         group.bench_function(format!("{name}/1000"), |b| {
             b.iter(|| {
