@@ -291,8 +291,10 @@ impl Collisions {
     }
 
     /// Ends a cascade at instant `t`: the pairs checked again from their measured contacts get
-    /// a full check under their final motion, which sets their next check. (None approaches:
-    /// each was checked after its bodies' last impulse.)
+    /// a full check under their final motion, which sets their next check. Each was checked
+    /// after its bodies' last impulse, so none approaches but by rounding (the new search's
+    /// normal may differ in the last digits); one that does is answered as any other, and the
+    /// instant goes on.
     fn finish_instant(
         &mut self,
         t: f64,
