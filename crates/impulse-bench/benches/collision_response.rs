@@ -11,8 +11,9 @@
 //! (tangential speed a fraction of the approach, strong friction), and microcollision-like
 //! ones (boosted restitution 2–5, slow approach).
 
+mod common;
+
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use impulse::math::{Mat3, Vec3};
@@ -66,10 +67,7 @@ fn collisions(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(20)
-        .measurement_time(Duration::from_secs(2))
-        .warm_up_time(Duration::from_millis(500));
+    config = common::config();
     targets = collisions
 }
 criterion_main!(benches);

@@ -11,6 +11,8 @@
 //! joint-space mass matrix and its LU factorisation, O(n²)–O(n³)) plus its solver and
 //! integration. The ratio printed at the end is rapier step time / ABA evaluation time.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -235,10 +237,7 @@ fn multibody(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(20)
-        .measurement_time(Duration::from_secs(2))
-        .warm_up_time(Duration::from_millis(500));
+    config = common::config();
     targets = multibody
 }
 criterion_main!(benches);
