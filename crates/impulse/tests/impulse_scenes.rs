@@ -191,7 +191,11 @@ fn block_drop_comes_to_rest_as_a_level_stack() {
         world.body(lower).state().position,
         world.body(upper).state().position,
     );
-    // Measured 2.505 and 7.016 cm, tilts 0.01° and 0.02°, speeds 0.9 and 0.4 cm/s.
+    // Measured 2.505 and 7.016 cm, tilts 0.01° and 0.02°; speeds 0.9 and 0.4 cm/s, and in
+    // another equally valid run (allowances, which change when pairs are checked) 2.1 cm/s,
+    // the lower block falling back through its envelope. At rest means the vibration of
+    // microcollisions: vertical speeds below the threshold √(2 g ε_c) = 4.43 cm/s (eq. 3.18),
+    // no drift sideways.
     assert!(
         at_lower.z > 2.5 && at_lower.z < 2.5 + epsilon,
         "{at_lower:?}"
@@ -202,7 +206,12 @@ fn block_drop_comes_to_rest_as_a_level_stack() {
     );
     for block in [lower, upper] {
         assert!(tilt_degrees(world, block) < 0.2);
-        assert!(world.body(block).state().velocity.norm() < 2.0);
+        let velocity = world.body(block).state().velocity;
+        let threshold = (2.0 * 981.0 * epsilon).sqrt();
+        assert!(
+            velocity.z.abs() < threshold && velocity.xy().norm() < 1.0,
+            "{velocity:?}"
+        );
     }
     // The upper block stands on the lower one: its centre over the lower's 10 × 10 cm top.
     let offset = at_upper - at_lower;

@@ -83,6 +83,7 @@ fn bound(
         reach: model.reach_from(&body.mass_properties().center_of_mass),
         angular_velocity: s.angular_velocity,
         turning: turning_bound(&body.principal_inertia(), angular_speed),
+        allowance: 0.0,
     }
 }
 

@@ -66,6 +66,10 @@ pub enum MotionBound {
         /// flight (infinite when unknown): see [`MotionBound::along_by_turning`].
         angular_velocity: Vec3,
         turning: f64,
+        /// A speed added to the bound in every direction, so that it still holds after
+        /// impulses change the body's velocities by less (zero for the bound of the motion
+        /// as it is). See `world::collisions`, "Allowances".
+        allowance: f64,
     },
     /// Motion known ahead (a multibody's link over its envelope): per-axis bounds on the centre
     /// of mass's velocity, a bound on the angular speed, and the spin reach.
@@ -97,11 +101,12 @@ impl MotionBound {
                 angular_speed,
                 angular_growth,
                 reach,
+                allowance,
                 ..
             } => TravelBound {
                 // u·d̂ ≤ (v + a τ)·d̂ + r (ω_max + ω̇_max τ); integrate over τ (eqs. 2.2–2.3).
                 a: 0.5 * (acceleration.dot(direction) + reach * angular_growth),
-                b: velocity.dot(direction) + reach * angular_speed,
+                b: velocity.dot(direction) + reach * angular_speed + allowance,
             },
             Self::Enveloped {
                 velocity_min,
@@ -153,10 +158,13 @@ impl MotionBound {
                 reach,
                 angular_velocity,
                 turning,
+                allowance,
                 ..
             } if turning.is_finite() => TravelBound {
                 a: 0.5 * (acceleration.dot(direction) + reach * turning),
-                b: velocity.dot(direction) + reach * direction.cross(&angular_velocity).norm(),
+                b: velocity.dot(direction)
+                    + reach * direction.cross(&angular_velocity).norm()
+                    + allowance,
             },
             _ => self.along(direction),
         }
@@ -173,10 +181,11 @@ impl MotionBound {
                 angular_speed,
                 angular_growth,
                 reach,
+                allowance,
                 ..
             } => TravelBound {
                 a: 0.5 * (acceleration.norm() + reach * angular_growth),
-                b: velocity.norm() + reach * angular_speed,
+                b: velocity.norm() + reach * angular_speed + allowance,
             },
             Self::Enveloped {
                 velocity_min,
@@ -213,6 +222,7 @@ pub fn any_direction_between(a: &MotionBound, b: &MotionBound) -> TravelBound {
                 angular_speed: wa,
                 angular_growth: ga,
                 reach: ra,
+                allowance: sa,
                 ..
             },
             MotionBound::Ballistic {
@@ -221,11 +231,12 @@ pub fn any_direction_between(a: &MotionBound, b: &MotionBound) -> TravelBound {
                 angular_speed: wb,
                 angular_growth: gb,
                 reach: rb,
+                allowance: sb,
                 ..
             },
         ) => TravelBound {
             a: 0.5 * ((aa - ab).norm() + ra * ga + rb * gb),
-            b: (va - vb).norm() + ra * wa + rb * wb,
+            b: (va - vb).norm() + ra * wa + rb * wb + sa + sb,
         },
         _ => a.any_direction() + b.any_direction(),
     }
@@ -379,6 +390,7 @@ mod tests {
             reach: 1.0,
             angular_velocity: Vec3::zeros(),
             turning: f64::INFINITY,
+            allowance: 0.0,
         };
         let ball2 = MotionBound::Ballistic {
             velocity: Vec3::zeros(),
@@ -388,6 +400,7 @@ mod tests {
             reach: 1.0,
             angular_velocity: Vec3::zeros(),
             turning: f64::INFINITY,
+            allowance: 0.0,
         };
         let total = ball1.along(&d_hat) + ball2.along(&-d_hat);
         assert!((time_of_impact(total, 8.0) - 1.6).abs() < 1e-15);
