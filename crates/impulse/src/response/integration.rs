@@ -398,10 +398,19 @@ impl<'a> Context<'a> {
         };
         let mut was_straight = false;
         let mut y = [0.0; 6];
+        let mut previous_speed = f64::INFINITY;
         for _ in 0..MAX_SLIDING_STEPS {
             let p = rk.time();
             y.copy_from_slice(rk.state());
             let speed = (y[0] * y[0] + y[1] * y[1]).sqrt();
+            // Approaching sticking, the motion's scale is the tangential speed: the error
+            // control's step grows after an accepted step, while the step the error allows
+            // shrinks with the speed, and every step near sticking was tried twice. Shrinking
+            // the guess with the speed saves those retries (sticking collisions 11.2 → 10.0 µs).
+            if speed < previous_speed && previous_speed.is_finite() {
+                rk.suggest_step(rk.step_size() * (speed / previous_speed));
+            }
+            previous_speed = speed;
             if speed < self.sticking_speed {
                 return (pack(p, &y), SlideEnd::Stuck);
             }
