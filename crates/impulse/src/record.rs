@@ -239,7 +239,9 @@ impl EventKind {
     pub fn of(kind: ResponseKind) -> Self {
         match kind {
             ResponseKind::Collision => Self::Collision,
-            ResponseKind::Reversal | ResponseKind::Boosted => Self::Microcollision,
+            ResponseKind::Reversal | ResponseKind::PartialReversal | ResponseKind::Boosted => {
+                Self::Microcollision
+            }
         }
     }
 

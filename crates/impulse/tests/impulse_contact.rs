@@ -105,17 +105,16 @@ fn v1_block_on_ramp_stops_where_theory_says() {
         run.distance
     );
     // The thesis reports "slight creep" (Fig. 3.15); the issue allows 0.5 cm over the 3 s
-    // after the stop. Measured: 0.39 cm. Single-point reversing microcollisions at the
-    // block's corners often fall outside the friction cone (docs/sources.md, Known
-    // limitations).
+    // after the stop. Measured: 0.20 cm (0.39 cm before partial reversals: a corner's full
+    // reversal often falls outside the friction cone; docs/sources.md, Known limitations).
     assert!(run.creep.abs() < 0.5, "crept {} cm", run.creep);
     assert!(run.max_penetration <= epsilon);
 }
 
 /// The creep of a block held on a slope by microcollisions comes from gravity's pull along
 /// the slope during each microcollision's flight, which lasts ∝ √ε (the bounce speed is
-/// √(2 g ε)): creep ∝ √ε. Ten times the envelope, √10 = 3.16 times the creep (measured 1.25
-/// cm against 0.39 cm).
+/// √(2 g ε)): creep ∝ √ε. Ten times the envelope, √10 = 3.16 times the creep (measured 0.63
+/// cm against 0.20 cm, ratio 3.18).
 #[test]
 fn v1_creep_scales_as_the_root_of_the_envelope() {
     let (fine, coarse) = (block_on_ramp(1e-4), block_on_ramp(1e-3));

@@ -33,8 +33,47 @@ pub enum ResponseKind {
     /// A microcollision answered by reversing the relative velocity (zero work, Corollary 1),
     /// its normal part raised to the rebound speed if slower.
     Reversal,
+    /// A microcollision answered by reversing the normal velocity and the largest fraction of
+    /// the tangential one that friction allows.
+    PartialReversal,
     /// A microcollision answered by a collision with boosted restitution.
     Boosted,
+}
+
+/// The largest `λ ∈ [0, 1)` for which the impulse reversing the normal velocity and `λ` of the
+/// tangential one, `p(λ) = K⁻¹ ((−λ u_x, −λ u_y, −u_z) − u₀)`, lies in the friction cone, if
+/// any. `p` is affine in `λ`, so the cone condition `|p_t|² ≤ μ² p_z²` is a quadratic.
+fn most_reversal(k_inverse: &Mat3, u0: &Vec3, mu: f64) -> Option<f64> {
+    let p0 = k_inverse * Vec3::new(-u0.x, -u0.y, -2.0 * u0.z);
+    let d = k_inverse * Vec3::new(-u0.x, -u0.y, 0.0);
+    let mu2 = mu * mu;
+    let a = d.x * d.x + d.y * d.y - mu2 * d.z * d.z;
+    let b = 2.0 * (p0.x * d.x + p0.y * d.y - mu2 * p0.z * d.z);
+    let c = p0.x * p0.x + p0.y * p0.y - mu2 * p0.z * p0.z;
+    let inside = |lambda: f64| {
+        let p = p0 + d * lambda;
+        p.z > 0.0 && p.x * p.x + p.y * p.y <= mu2 * p.z * p.z
+    };
+    let mut candidates = [f64::NAN; 3];
+    let discriminant = b * b - 4.0 * a * c;
+    if discriminant >= 0.0 {
+        let q = -0.5 * (b + b.signum() * discriminant.sqrt());
+        if q != 0.0 {
+            candidates[0] = c / q;
+        }
+        if a != 0.0 {
+            candidates[1] = q / a;
+        }
+    }
+    candidates[2] = 0.0;
+    candidates
+        .into_iter()
+        .filter(|l| l.is_finite() && *l >= 0.0 && *l < 1.0)
+        .map(|l| l * (1.0 - 1e-9))
+        .filter(|&l| inside(l))
+        .fold(None, |best: Option<f64>, l| {
+            Some(best.map_or(l, |b| b.max(l)))
+        })
 }
 
 /// The impulse for a contact with collision matrix `k` (collision frame), approaching relative
@@ -86,6 +125,32 @@ pub fn respond(
                 };
                 return (outcome, ResponseKind::Reversal);
             }
+            // Partial reversal: the normal velocity reversed, and as much of the tangential
+            // one as friction allows (stuck at λ = 0), if that does no work. The thesis goes
+            // straight to the boosted collision, which at a box's corner ends stuck: no kick
+            // back up a slope, twice the creep (docs/sources.md, "Partial reversal").
+            if reverses && let Some(lambda) = most_reversal(&k_inverse, u0, mu) {
+                let unlifted = Vec3::new(-lambda * u0.x, -lambda * u0.y, -u0.z);
+                let impulse = k_inverse * (unlifted - u0);
+                let work = 0.5 * (unlifted + u0).dot(&impulse);
+                if in_cone(&impulse) && work <= 0.0 {
+                    let lifted =
+                        Vec3::new(unlifted.x, unlifted.y, (-u0.z).max(micro.rebound_speed));
+                    let lift = k_inverse * (lifted - u0);
+                    let (target, impulse) = if in_cone(&lift) {
+                        (lifted, lift)
+                    } else {
+                        (unlifted, impulse)
+                    };
+                    let outcome = Outcome {
+                        final_velocity: target,
+                        impulse,
+                        work: 0.5 * (target + u0).dot(&impulse),
+                        compression_work: -0.5 * u0.dot(&(k_inverse * u0)),
+                    };
+                    return (outcome, ResponseKind::PartialReversal);
+                }
+            }
         }
         // Type 1: a collision whose restitution grows with depth into the envelope, from e at
         // its surface to e_max at the bottom, with zero slope at the surface. Like the
@@ -111,6 +176,102 @@ mod tests {
         // K = diag(3.5, 3.5, 1).
         let k = body_collision_matrix(1.0, &(Mat3::identity() / 0.4), &Vec3::new(0.0, 0.0, -1.0));
         assert!((k - Mat3::from_diagonal(&Vec3::new(3.5, 3.5, 1.0))).norm() < 1e-14);
+    }
+
+    fn micro(rebound_speed: f64) -> Microcollisions {
+        Microcollisions {
+            threshold_speed: 0.1,
+            epsilon: 0.001,
+            max_restitution: 5.0,
+            rebound_speed,
+        }
+    }
+
+    #[test]
+    fn partial_reversal_reverses_as_much_as_friction_allows() {
+        // Ball on the ground, K = diag(3.5, 3.5, 1) (V4), u0 = (0.05, 0, −0.02), μ = 0.5. The
+        // full reversal needs p = (−2·0.05/3.5, 0, 0.04): |p_t|/p_z = 0.71 > μ. Reversing λ of
+        // the tangential velocity needs p_x = −(1 + λ)·0.05/3.5 at p_z = 0.04, on the cone's
+        // edge at λ = 0.4: u_f = (−0.02, 0, 0.02), p = (−0.02, 0, 0.04), work
+        // ½ (0.03, 0, 0)·p = −3e-4.
+        let k = Mat3::from_diagonal(&Vec3::new(3.5, 3.5, 1.0));
+        let u0 = Vec3::new(0.05, 0.0, -0.02);
+        let (out, kind) = respond(
+            &k,
+            &u0,
+            0.5,
+            0.3,
+            RestitutionLaw::Stronge,
+            0.0005,
+            Some(&micro(0.0)),
+        );
+        assert_eq!(kind, ResponseKind::PartialReversal);
+        assert!(
+            (out.final_velocity - Vec3::new(-0.02, 0.0, 0.02)).norm() < 1e-10,
+            "{out:?}"
+        );
+        assert!(
+            (out.impulse - Vec3::new(-0.02, 0.0, 0.04)).norm() < 1e-10,
+            "{out:?}"
+        );
+        assert!((out.work + 3e-4).abs() < 1e-12, "{out:?}");
+    }
+
+    #[test]
+    fn partial_reversals_stay_in_the_cone_do_no_work_and_are_the_largest() {
+        // Random collision matrices and slow approaches: every partial reversal's impulse is
+        // in the friction cone and gives K p = u_f − u0, its final tangential velocity is −λ
+        // times the initial with λ ∈ [0, 1), it does no positive work (rebound 0), and a
+        // reversal of λ + 1e-6 would need an impulse outside the cone.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
+        let mut seen = 0;
+        for _ in 0..20_000 {
+            let a = Mat3::from_fn(|_, _| rng.random_range(-1.0..1.0));
+            let k = a * a.transpose() + Mat3::identity() * 0.05;
+            let u0 = Vec3::new(
+                rng.random_range(-0.05..0.05),
+                rng.random_range(-0.05..0.05),
+                rng.random_range(-0.05..-0.001),
+            );
+            let mu = rng.random_range(0.05..1.0);
+            let (out, kind) = respond(
+                &k,
+                &u0,
+                mu,
+                0.3,
+                RestitutionLaw::Stronge,
+                0.0005,
+                Some(&micro(0.0)),
+            );
+            if kind != ResponseKind::PartialReversal {
+                continue;
+            }
+            seen += 1;
+            let p = out.impulse;
+            assert!(
+                p.z > 0.0 && p.x.hypot(p.y) <= mu * p.z * (1.0 + 1e-9),
+                "{out:?}"
+            );
+            assert!(
+                (k * p - (out.final_velocity - u0)).norm() < 1e-12,
+                "{out:?}"
+            );
+            assert!((out.final_velocity.z + u0.z).abs() < 1e-15);
+            let lambda = out.final_velocity.xy().norm() / u0.xy().norm();
+            assert!((0.0..1.0).contains(&lambda));
+            let along = out.final_velocity.xy() + u0.xy() * lambda;
+            assert!(along.norm() < 1e-12 * u0.norm(), "not −λ u0_t: {out:?}");
+            assert!(out.work <= 0.0, "{out:?}");
+            let more = lambda + 1e-6;
+            let wider =
+                k.try_inverse().unwrap() * (Vec3::new(-more * u0.x, -more * u0.y, -u0.z) - u0);
+            assert!(
+                wider.x.hypot(wider.y) > mu * wider.z,
+                "λ = {lambda} was not the largest"
+            );
+        }
+        assert!(seen > 1000, "{seen} partial reversals");
     }
 
     #[test]

@@ -71,11 +71,13 @@ pub struct LoopCounters {
     pub box_refreshes: u64,
     /// Ordinary collisions.
     pub collisions: u64,
-    /// Microcollisions (reversals and boosted collisions).
+    /// Microcollisions (reversals, partial reversals and boosted collisions).
     pub microcollisions: u64,
     /// Of those, the boosted collisions: integrated like a collision, where a reversal is one
     /// linear solve.
     pub boosted_microcollisions: u64,
+    /// Of those, the partial reversals (as much of the tangential velocity as friction allows).
+    pub partial_reversals: u64,
     /// Collisions and microcollisions in a cascade: a response at an instant when one of the
     /// two colliders had already been hit (an impulse elsewhere on a body made this contact
     /// approach). These get no boosted restitution.
@@ -951,6 +953,10 @@ impl Collisions {
         match kind {
             ResponseKind::Collision => self.counters.collisions += 1,
             ResponseKind::Reversal => self.counters.microcollisions += 1,
+            ResponseKind::PartialReversal => {
+                self.counters.microcollisions += 1;
+                self.counters.partial_reversals += 1;
+            }
             ResponseKind::Boosted => {
                 self.counters.microcollisions += 1;
                 self.counters.boosted_microcollisions += 1;

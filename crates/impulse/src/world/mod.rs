@@ -597,6 +597,7 @@ impl World {
             ("collisions", c.collisions),
             ("microcollisions", c.microcollisions),
             ("boosted_microcollisions", c.boosted_microcollisions),
+            ("partial_reversals", c.partial_reversals),
             ("cascade_responses", c.cascade_responses),
             ("extrapolated_sweeps", c.extrapolated_sweeps),
             ("narrow_part_queries", n.part_queries),
