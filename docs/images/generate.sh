@@ -17,5 +17,5 @@ cp "$out/plots/energy.png" docs/images/tossed_parts-energy.png
 impulse run scenes/hybrid/rover.toml --out "$out/rover" --quiet
 impulse render "$out/rover" --sheet 4 --zoom 1.5 --width 640 --height 360 --out docs/images/rover.png
 
-impulse run scenes/hybrid/creature_war.toml --duration 16 --out "$out/creature_war" --quiet
+impulse run scenes/hybrid/creature_war.toml --duration 18 --out "$out/creature_war" --quiet
 impulse render "$out/creature_war" --sheet 4 --elevation 45 --zoom 3.2 --width 640 --height 360 --out docs/images/creature_war.png
