@@ -396,6 +396,29 @@ impl<'a> Context<'a> {
         let Ok(mut rk) = AdaptiveRk::new(&system, state.impulse.z, &y0, self.tolerance) else {
             return (*state, SlideEnd::Goal);
         };
+        // The integrator's first step guess (Hairer's) is cautious, and a sliding contact's
+        // phase took three steps growing it tenfold each. The tangential velocity's own rate
+        // gives a better one: a step over which it changes by `FIRST_STEP_CHANGE` of itself
+        // (sliding collisions 2.2 → 1.65 µs; the accuracy test's largest and 99th-percentile
+        // errors unchanged).
+        {
+            let dy = rk.derivative();
+            let speed = state.u.x.hypot(state.u.y);
+            let change = dy[0].hypot(dy[1]);
+            let gradual = if change > 0.0 {
+                FIRST_STEP_CHANGE * speed / change
+            } else {
+                f64::INFINITY
+            };
+            let to_goal = match goal {
+                Goal::NormalSpeed(v) if dy[2] > 0.0 => (v - state.u.z) / dy[2],
+                _ => f64::INFINITY,
+            };
+            let guess = gradual.min(to_goal);
+            if guess > rk.step_size() && guess.is_finite() {
+                rk.suggest_step(guess);
+            }
+        }
         let mut was_straight = false;
         let mut y = [0.0; 6];
         let mut previous_speed = f64::INFINITY;
@@ -442,8 +465,16 @@ impl<'a> Context<'a> {
                 } else {
                     let before = shortfall(&y, p);
                     let after = shortfall(rk.state(), rk.time());
-                    first_crossing(p, before, rk.time(), after, |q| {
-                        rk.state_at(q, &mut y);
+                    // The goals read u_z and W_z only (y[2], y[3]), in velocity units: a
+                    // point where the goal is met by less than a thousandth of the absolute
+                    // tolerance is as good as the crossing.
+                    let resolution = match goal {
+                        Goal::Impulse(_) => 0.0,
+                        _ => 1e-3 * self.tolerance.absolute,
+                    };
+                    first_crossing(p, before, rk.time(), after, resolution, |q| {
+                        y[2] = rk.component_at(q, 2);
+                        y[3] = rk.component_at(q, 3);
                         (reached(&y, q), shortfall(&y, q))
                     })
                 };
@@ -475,17 +506,21 @@ impl<'a> Context<'a> {
 /// continuous function, crossing zero where the goal is met). Regula falsi with the Illinois
 /// modification (Dowell & Jarratt 1971): superlinear, where bisection needs ~50 halvings to
 /// reach adjacent numbers. Returns a point where the goal is met, within a few ulps of the
-/// crossing.
+/// crossing or with a shortfall of at most `resolution`.
 fn first_crossing(
     mut lo: f64,
     mut g_lo: f64,
     mut hi: f64,
     mut g_hi: f64,
+    resolution: f64,
     mut probe: impl FnMut(f64) -> (bool, f64),
 ) -> f64 {
     // Which end was kept last time (−1 low, +1 high), for the Illinois halving.
     let mut kept = 0;
     for _ in 0..100 {
+        if g_hi.abs() <= resolution {
+            break;
+        }
         let width = hi - lo;
         if width <= 4.0 * f64::EPSILON * hi.abs().max(lo.abs()) {
             break;
@@ -538,6 +573,10 @@ enum SlideEnd {
 /// than this (radians) before it vanishes: the closed-form finish then errs in the tangential
 /// impulse by at most `μ · STRAIGHT` of the remaining normal impulse.
 const STRAIGHT: f64 = 1e-6;
+
+/// How much the tangential velocity may change, relative to itself, over a sliding phase's
+/// first step (see `Context::slide`).
+const FIRST_STEP_CHANGE: f64 = 0.05;
 
 /// Bound on the integration steps of one sliding phase.
 const MAX_SLIDING_STEPS: usize = 100_000;
