@@ -427,7 +427,7 @@ fn default_tolerance_keeps_final_velocities_within_a_millionth_of_the_speed() {
                 integrate_with_tolerance(&k, &u0, mu, e, RestitutionLaw::Stronge, 1e-13);
             let error = (out.final_velocity - reference.final_velocity).norm() / u0.norm();
             assert!(
-                error < 2e-6,
+                error < 1e-6,
                 "K={k} u0={u0:?} μ={mu} e={e}: {:?} vs {:?}",
                 out.final_velocity,
                 reference.final_velocity
@@ -437,11 +437,10 @@ fn default_tolerance_keeps_final_velocities_within_a_millionth_of_the_speed() {
     }
     errors.sort_by(f64::total_cmp);
     let percentile = errors[errors.len() * 99 / 100];
-    // Measured: largest 1.1e-6 |u₀| (a boosted collision, e = 2.08: the restitution phase's
-    // end amplifies W_c's error by e²), 99th percentile 1.2e-7 |u₀|.
+    // Measured: largest 4.1e-7 |u₀| (a boosted collision), 99th percentile 4.3e-8 |u₀|.
     eprintln!(
         "largest {:e}, 99th percentile {percentile:e}",
         errors[errors.len() - 1]
     );
-    assert!(percentile < 2e-7);
+    assert!(percentile < 1e-7);
 }
