@@ -393,7 +393,14 @@ impl<'a> Context<'a> {
             state.impulse.x * impulse_scale,
             state.impulse.y * impulse_scale,
         ];
-        let Ok(mut rk) = AdaptiveRk::new(&system, state.impulse.z, &y0, self.tolerance) else {
+        // One integrator per thread, restarted for each phase: no allocation per collision.
+        let mut rk = Lent(SCRATCH.take());
+        let started = match rk.0.as_mut() {
+            Some(rk) => rk.restart(&system, state.impulse.z, &y0, self.tolerance),
+            None => AdaptiveRk::new(&system, state.impulse.z, &y0, self.tolerance)
+                .map(|started| rk.0 = Some(started)),
+        };
+        let (Ok(()), Some(rk)) = (started, rk.0.as_mut()) else {
             return (*state, SlideEnd::Goal);
         };
         // The integrator's first step guess (Hairer's) is cautious, and a sliding contact's
@@ -584,6 +591,20 @@ const STRAIGHT: f64 = 1e-6;
 /// How much the tangential velocity may change, relative to itself, over a sliding phase's
 /// first step (see `Context::slide`).
 const FIRST_STEP_CHANGE: f64 = 0.05;
+
+thread_local! {
+    /// The collision integration's integrator, kept between phases and collisions.
+    static SCRATCH: std::cell::Cell<Option<AdaptiveRk>> = const { std::cell::Cell::new(None) };
+}
+
+/// The thread's integrator while a phase uses it; given back when the phase ends.
+struct Lent(Option<AdaptiveRk>);
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        SCRATCH.set(self.0.take());
+    }
+}
 
 /// Bound on the integration steps of one sliding phase.
 const MAX_SLIDING_STEPS: usize = 100_000;
