@@ -40,6 +40,39 @@ pub enum ResponseKind {
     Boosted,
 }
 
+/// The microcollision that reverses the normal velocity and `λ` of the tangential one (λ = 1:
+/// the thesis's reversal, `p = −2 K⁻¹ u₀`, zero work by Corollary 1), if its impulse lies in
+/// the friction cone and does no work; its normal part is then raised to the rebound speed
+/// when that impulse stays in the cone too.
+fn reversal(
+    k_inverse: &Mat3,
+    u0: &Vec3,
+    lambda: f64,
+    mu: f64,
+    micro: &Microcollisions,
+) -> Option<Outcome> {
+    let in_cone = |p: &Vec3| p.x.hypot(p.y) <= mu * p.z;
+    let reversed = Vec3::new(-lambda * u0.x, -lambda * u0.y, -u0.z);
+    let impulse = k_inverse * (reversed - u0);
+    if !in_cone(&impulse) || 0.5 * (reversed + u0).dot(&impulse) > 0.0 {
+        return None;
+    }
+    let lifted = Vec3::new(reversed.x, reversed.y, (-u0.z).max(micro.rebound_speed));
+    let lift = k_inverse * (lifted - u0);
+    let (target, impulse) = if in_cone(&lift) {
+        (lifted, lift)
+    } else {
+        (reversed, impulse)
+    };
+    Some(Outcome {
+        final_velocity: target,
+        impulse,
+        // Zero for a pure reversal; the rebound's lift otherwise.
+        work: 0.5 * (target + u0).dot(&impulse),
+        compression_work: -0.5 * u0.dot(&(k_inverse * u0)),
+    })
+}
+
 /// The largest `λ ∈ [0, 1)` for which the impulse reversing the normal velocity and `λ` of the
 /// tangential one, `p(λ) = K⁻¹ ((−λ u_x, −λ u_y, −u_z) − u₀)`, lies in the friction cone, if
 /// any. `p` is affine in `λ`, so the cone condition `|p_t|² ≤ μ² p_z²` is a quadratic.
@@ -104,52 +137,21 @@ pub fn respond(
         // the cone), so that the rebound's larger normal impulse does not widen the cone and
         // reverse sliding contacts the thesis would integrate; the lift is added when its
         // impulse stays in the cone too.
-        let in_cone = |p: &Vec3| p.x.hypot(p.y) <= mu * p.z;
         if let Some(k_inverse) = k.try_inverse() {
-            let reversal = -2.0 * (k_inverse * u0);
-            let reverses = (k * reversal + 2.0 * u0).norm() <= 1e-9 * u0.norm();
-            if reverses && in_cone(&reversal) {
-                let lifted = Vec3::new(-u0.x, -u0.y, (-u0.z).max(micro.rebound_speed));
-                let lift = k_inverse * (lifted - u0);
-                let (target, impulse) = if in_cone(&lift) {
-                    (lifted, lift)
-                } else {
-                    (-u0, reversal)
-                };
-                let outcome = Outcome {
-                    final_velocity: target,
-                    impulse,
-                    // Zero for a pure reversal (Corollary 1); the rebound's lift otherwise.
-                    work: 0.5 * (target + u0).dot(&impulse),
-                    compression_work: -0.5 * u0.dot(&(k_inverse * u0)),
-                };
+            let full = -2.0 * (k_inverse * u0);
+            let reverses = (k * full + 2.0 * u0).norm() <= 1e-9 * u0.norm();
+            if reverses && let Some(outcome) = reversal(&k_inverse, u0, 1.0, mu, micro) {
                 return (outcome, ResponseKind::Reversal);
             }
             // Partial reversal: the normal velocity reversed, and as much of the tangential
             // one as friction allows (stuck at λ = 0), if that does no work. The thesis goes
             // straight to the boosted collision, which at a box's corner ends stuck: no kick
             // back up a slope, twice the creep (docs/sources.md, "Partial reversal").
-            if reverses && let Some(lambda) = most_reversal(&k_inverse, u0, mu) {
-                let unlifted = Vec3::new(-lambda * u0.x, -lambda * u0.y, -u0.z);
-                let impulse = k_inverse * (unlifted - u0);
-                let work = 0.5 * (unlifted + u0).dot(&impulse);
-                if in_cone(&impulse) && work <= 0.0 {
-                    let lifted =
-                        Vec3::new(unlifted.x, unlifted.y, (-u0.z).max(micro.rebound_speed));
-                    let lift = k_inverse * (lifted - u0);
-                    let (target, impulse) = if in_cone(&lift) {
-                        (lifted, lift)
-                    } else {
-                        (unlifted, impulse)
-                    };
-                    let outcome = Outcome {
-                        final_velocity: target,
-                        impulse,
-                        work: 0.5 * (target + u0).dot(&impulse),
-                        compression_work: -0.5 * u0.dot(&(k_inverse * u0)),
-                    };
-                    return (outcome, ResponseKind::PartialReversal);
-                }
+            if reverses
+                && let Some(lambda) = most_reversal(&k_inverse, u0, mu)
+                && let Some(outcome) = reversal(&k_inverse, u0, lambda, mu, micro)
+            {
+                return (outcome, ResponseKind::PartialReversal);
             }
         }
         // Type 1: a collision whose restitution grows with depth into the envelope, from e at
