@@ -1161,13 +1161,13 @@ impl Beyond for SoonestCheck {
         let (motion_a, motion_b) = self.motion;
         let direction = -pair.normal;
         let spinning = motion_a.along(&direction) + motion_b.along(&-direction);
+        let by_spin = next_check_delay(spinning, pair.distance, self.epsilon);
+        if by_spin >= self.soonest {
+            return; // the later of the two times cannot be sooner
+        }
         let turning =
             motion_a.along_by_turning(&direction) + motion_b.along_by_turning(&-direction);
-        let safe = next_check_delay(spinning, pair.distance, self.epsilon).max(next_check_delay(
-            turning,
-            pair.distance,
-            self.epsilon,
-        ));
+        let safe = by_spin.max(next_check_delay(turning, pair.distance, self.epsilon));
         self.soonest = self.soonest.min(safe);
     }
 
