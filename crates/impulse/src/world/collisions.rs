@@ -753,7 +753,9 @@ impl Collisions {
         self.schedule(p, next, world);
         if allowances != [0.0; 2] {
             let anchors = [(a, allowances[0]), (b, allowances[1])].map(|(c, allowance)| {
-                (allowance > 0.0).then(|| self.anchor(c, t, allowance, world))
+                (allowance > 0.0)
+                    .then(|| self.anchor(c, t, allowance, world))
+                    .flatten()
             });
             self.allowances.insert(p, anchors);
         }
@@ -781,18 +783,19 @@ impl Collisions {
         ALLOWANCE * (2.0 * settings.gravity.norm() * settings.collision_epsilon).sqrt()
     }
 
-    /// Collider `c`'s motion at `t`, which an allowance is measured from (a free body).
-    fn anchor(&self, c: usize, t: f64, allowance: f64, world: &Participants<'_>) -> Anchor {
-        let body = match self.colliders[c] {
-            Collider::Body(id) => &world.bodies[id.0],
-            Collider::Link(..) => unreachable!("links get no allowance"),
+    /// Collider `c`'s motion at `t`, which an allowance is measured from (`None` for a link:
+    /// only free bodies get allowances).
+    fn anchor(&self, c: usize, t: f64, allowance: f64, world: &Participants<'_>) -> Option<Anchor> {
+        let Collider::Body(id) = self.colliders[c] else {
+            return None;
         };
-        Anchor {
+        let body = &world.bodies[id.0];
+        Some(Anchor {
             time: t,
             velocity: body.state().velocity,
             angular_speed: free_angular_speed(body),
             allowance,
-        }
+        })
     }
 
     /// Whether pair `q`'s next check still holds after an impulse on its collider `c` at `t`:
