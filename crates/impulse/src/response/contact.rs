@@ -180,6 +180,16 @@ mod tests {
         assert!((k - Mat3::from_diagonal(&Vec3::new(3.5, 3.5, 1.0))).norm() < 1e-14);
     }
 
+    /// A microcollision at half the envelope's depth, e = 0.3, Stronge's law.
+    fn micro_response(
+        k: &Mat3,
+        u0: &Vec3,
+        mu: f64,
+        micro: &Microcollisions,
+    ) -> (Outcome, ResponseKind) {
+        respond(k, u0, mu, 0.3, RestitutionLaw::Stronge, 0.0005, Some(micro))
+    }
+
     fn micro(rebound_speed: f64) -> Microcollisions {
         Microcollisions {
             threshold_speed: 0.1,
@@ -198,15 +208,7 @@ mod tests {
         // ½ (0.03, 0, 0)·p = −3e-4.
         let k = Mat3::from_diagonal(&Vec3::new(3.5, 3.5, 1.0));
         let u0 = Vec3::new(0.05, 0.0, -0.02);
-        let (out, kind) = respond(
-            &k,
-            &u0,
-            0.5,
-            0.3,
-            RestitutionLaw::Stronge,
-            0.0005,
-            Some(&micro(0.0)),
-        );
+        let (out, kind) = micro_response(&k, &u0, 0.5, &micro(0.0));
         assert_eq!(kind, ResponseKind::PartialReversal);
         assert!(
             (out.final_velocity - Vec3::new(-0.02, 0.0, 0.02)).norm() < 1e-10,
@@ -237,15 +239,7 @@ mod tests {
                 rng.random_range(-0.05..-0.001),
             );
             let mu = rng.random_range(0.05..1.0);
-            let (out, kind) = respond(
-                &k,
-                &u0,
-                mu,
-                0.3,
-                RestitutionLaw::Stronge,
-                0.0005,
-                Some(&micro(0.0)),
-            );
+            let (out, kind) = micro_response(&k, &u0, mu, &micro(0.0));
             if kind != ResponseKind::PartialReversal {
                 continue;
             }
@@ -287,15 +281,7 @@ mod tests {
             max_restitution: 5.0,
             rebound_speed: 0.0,
         };
-        let (out, kind) = respond(
-            &k,
-            &u0,
-            0.5,
-            0.3,
-            RestitutionLaw::Stronge,
-            0.0005,
-            Some(&micro),
-        );
+        let (out, kind) = micro_response(&k, &u0, 0.5, &micro);
         assert_eq!(kind, ResponseKind::Reversal);
         assert!((out.final_velocity + u0).norm() < 1e-15);
         assert!((k * out.impulse - (out.final_velocity - u0)).norm() < 1e-15);
@@ -305,15 +291,7 @@ mod tests {
         assert!(w.abs() < 1e-18);
         // Outside the friction cone (μ small): a boosted collision instead, with e grown by
         // (δ/ε)² = ¼ of the way to e_max.
-        let (out, kind) = respond(
-            &k,
-            &u0,
-            0.05,
-            0.3,
-            RestitutionLaw::Stronge,
-            0.0005,
-            Some(&micro),
-        );
+        let (out, kind) = micro_response(&k, &u0, 0.05, &micro);
         assert_eq!(kind, ResponseKind::Boosted);
         let e = 0.3 + (5.0 - 0.3) * 0.25;
         // Sliding throughout (K diagonal): p_z = (1 + e) |u_z0| / K33.
@@ -336,15 +314,7 @@ mod tests {
             max_restitution: 5.0,
             rebound_speed: 0.05,
         };
-        let (out, kind) = respond(
-            &k,
-            &u0,
-            0.05,
-            0.3,
-            RestitutionLaw::Stronge,
-            0.0005,
-            Some(&micro),
-        );
+        let (out, kind) = micro_response(&k, &u0, 0.05, &micro);
         assert_eq!(kind, ResponseKind::Boosted);
         assert!(
             (out.final_velocity - Vec3::new(0.0, 0.0, 0.05)).norm() < 1e-9,
@@ -360,9 +330,7 @@ mod tests {
             rebound_speed: 0.01,
             ..micro
         };
-        let run = |m: &Microcollisions| {
-            respond(&k, &u0, 0.05, 0.3, RestitutionLaw::Stronge, 0.0005, Some(m)).0
-        };
+        let run = |m: &Microcollisions| micro_response(&k, &u0, 0.05, m).0;
         let floor = run(&slow);
         let none = run(&Microcollisions {
             rebound_speed: 0.0,

@@ -643,10 +643,11 @@ impl Collisions {
         let mut recheck: Vec<Pair> = moved
             .iter()
             .flat_map(|&c| {
+                let now = this.free_motion(c, world);
                 this.pairs_of[c]
                     .iter()
                     .copied()
-                    .filter(move |&q| !this.within_allowance(q, c, t, world))
+                    .filter(move |&q| !this.within_allowance(q, c, t, now.as_ref()))
             })
             .filter(|q| Some(*q) != except)
             .collect();
@@ -786,14 +787,10 @@ impl Collisions {
     /// Collider `c`'s motion at `t`, which an allowance is measured from (`None` for a link:
     /// only free bodies get allowances).
     fn anchor(&self, c: usize, t: f64, allowance: f64, world: &Participants<'_>) -> Option<Anchor> {
-        let Collider::Body(id) = self.colliders[c] else {
-            return None;
-        };
-        let body = &world.bodies[id.0];
-        Some(Anchor {
+        self.free_motion(c, world).map(|now| Anchor {
             time: t,
-            velocity: body.state().velocity,
-            angular_speed: free_angular_speed(body),
+            velocity: now.velocity,
+            angular_speed: now.angular_speed,
             allowance,
         })
     }
@@ -805,21 +802,31 @@ impl Collisions {
     /// 2.13 plus the allowance `s`). After impulses, the free flight from now on moves them at
     /// most at `(v + a (τ − τ₁))·d̂ + r ω`, with `ω` the new energy bound; that is within the
     /// old bound while `|v − v₀ − a τ₁| + r (ω − ω₀) ≤ s`, and each impulse is tested so.
-    fn within_allowance(&self, q: Pair, c: usize, t: f64, world: &Participants<'_>) -> bool {
-        let Some(anchors) = self.allowances.get(&q) else {
+    /// `now` is `c`'s motion after the impulses ([`Collisions::free_motion`]).
+    fn within_allowance(&self, q: Pair, c: usize, t: f64, now: Option<&FreeMotion>) -> bool {
+        let (Some(anchors), Some(now)) = (self.allowances.get(&q), now) else {
             return false;
         };
         let Some(anchor) = anchors[usize::from(q.0 != c)] else {
             return false;
         };
+        let expected = anchor.velocity + now.acceleration * (t - anchor.time);
+        let linear = (now.velocity - expected).norm();
+        let angular = (now.angular_speed - anchor.angular_speed).max(0.0);
+        linear + self.spin_reach[c] * angular <= anchor.allowance
+    }
+
+    /// A free body's velocity, acceleration and angular-speed bound now (`None` for a link).
+    fn free_motion(&self, c: usize, world: &Participants<'_>) -> Option<FreeMotion> {
         let Collider::Body(id) = self.colliders[c] else {
-            return false;
+            return None;
         };
         let body = &world.bodies[id.0];
-        let expected = anchor.velocity + body.acceleration() * (t - anchor.time);
-        let linear = (body.state().velocity - expected).norm();
-        let angular = (free_angular_speed(body) - anchor.angular_speed).max(0.0);
-        linear + self.spin_reach[c] * angular <= anchor.allowance
+        Some(FreeMotion {
+            velocity: body.state().velocity,
+            acceleration: body.acceleration(),
+            angular_speed: free_angular_speed(body),
+        })
     }
 
     /// Whether the pair's contact points approach, by more than rounding: after a cascade of
@@ -1054,6 +1061,14 @@ struct Anchor {
     velocity: Vec3,
     angular_speed: f64,
     allowance: f64,
+}
+
+/// A free body's motion, as an allowance compares it with its anchor.
+#[derive(Clone, Copy, Debug)]
+struct FreeMotion {
+    velocity: Vec3,
+    acceleration: Vec3,
+    angular_speed: f64,
 }
 
 /// Bound on a torque-free body's angular speed over its flight: the energy bound (eq. 2.5),
