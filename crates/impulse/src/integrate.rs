@@ -166,14 +166,16 @@ impl StepInterpolant {
 fn interpolate(dense: &[f64], start: f64, step: f64, t: f64, out: &mut [f64]) {
     let n = out.len();
     let theta = (t - start) / step;
-    let theta1 = 1.0 - theta;
-    let (r1, rest) = dense.split_at(n);
-    let (r2, rest) = rest.split_at(n);
-    let (r3, rest) = rest.split_at(n);
-    let (r4, r5) = rest.split_at(n);
-    for i in 0..n {
-        out[i] = r1[i] + theta * (r2[i] + theta1 * (r3[i] + theta * (r4[i] + theta1 * r5[i])));
+    for (i, value) in out.iter_mut().enumerate() {
+        *value = interpolate_component(dense, n, i, theta);
     }
+}
+
+/// Component `i` of `contd5` at `θ` (the fraction of the step), from its 5 blocks of `n`.
+fn interpolate_component(dense: &[f64], n: usize, i: usize, theta: f64) -> f64 {
+    let theta1 = 1.0 - theta;
+    let r = |k: usize| dense[k * n + i];
+    r(0) + theta * (r(1) + theta1 * (r(2) + theta * (r(3) + theta1 * r(4))))
 }
 
 /// An adaptive Dormand–Prince 5(4) integrator positioned at the end of its last accepted step,
@@ -212,34 +214,27 @@ impl AdaptiveRk {
         y0: &[f64],
         tolerance: Tolerance,
     ) -> Result<Self, IntegrationError> {
-        let n = system.dimension();
-        assert_eq!(y0.len(), n, "state length must match the system dimension");
-        let mut f = vec![0.0; n];
-        system.derivative(t0, y0, &mut f);
-        if !all_finite(y0) || !all_finite(&f) {
-            return Err(IntegrationError::NonFinite { time: t0 });
-        }
         let mut integrator = Self {
             tolerance,
-            n,
+            n: 0,
             t: t0,
-            y: y0.to_vec(),
-            f,
+            y: Vec::new(),
+            f: Vec::new(),
             h: 0.0,
-            previous_error_power: (PI_BETA * LOG_MIN_ERROR).exp(),
+            previous_error_power: 0.0,
             t_last: t0,
             h_last: 0.0,
-            dense: vec![0.0; 5 * n],
-            stages: vec![0.0; 6 * n],
-            trial: vec![0.0; n],
+            dense: Vec::new(),
+            stages: Vec::new(),
+            trial: Vec::new(),
             steps_accepted: 0,
             steps_rejected: 0,
         };
-        integrator.h = integrator.initial_step(system);
+        integrator.restart(system, t0, y0, tolerance)?;
         Ok(integrator)
     }
 
-    /// Starts afresh from `(t0, y0)`, exactly as [`AdaptiveRk::new`] would, reusing this
+    /// Starts afresh from `(t0, y0)` (what [`AdaptiveRk::new`] does), reusing this
     /// integrator's storage (a collision integrates several short phases, and allocating for
     /// each was a few percent of a contact-heavy scene).
     pub fn restart<S: OdeSystem + ?Sized>(
@@ -344,11 +339,8 @@ impl AdaptiveRk {
         if self.h_last == 0.0 || t >= self.t {
             return self.y[i];
         }
-        let n = self.n;
         let theta = (t - self.t_last) / self.h_last;
-        let theta1 = 1.0 - theta;
-        let r = |k: usize| self.dense[k * n + i];
-        r(0) + theta * (r(1) + theta1 * (r(2) + theta * (r(3) + theta1 * r(4))))
+        interpolate_component(&self.dense, self.n, i, theta)
     }
 
     /// The last accepted step's continuous output, to be kept and sampled after later steps

@@ -197,9 +197,8 @@ impl<'a> Context<'a> {
         // passing near zero needs no more: its error enters the result through K as a
         // velocity error of the same size. Over 3000 random collisions the final velocity is
         // within 4.1e-7 |u₀| of a 1e-13 integration, 99 % within 4.3e-8
-        // (`tests/collision_response.rs`). Holding small
-        // components to 1e-10 |u₀| instead took 1.3–1.6× the steps, ~20 % of the wall time
-        // of contact-heavy scenes.
+        // (`tests/collision_response.rs`). Holding small components to 1e-10 |u₀| instead
+        // took 1.3–1.6× the steps, ~20 % of the wall time of contact-heavy scenes.
         let absolute = tolerance * speed;
         Self {
             k,
