@@ -21,6 +21,9 @@ pub struct TableArgs {
     /// List the examples and the scene file each needs, then stop.
     #[arg(long)]
     list: bool,
+    /// Run with sleep off, as the thesis did: resting bodies take microcollisions to the end.
+    #[arg(long)]
+    no_sleep: bool,
 }
 
 /// One row of Table 7.1 ("pure impulse-based" part): the scene file's stem in the scenes
@@ -115,7 +118,7 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
             continue;
         }
         eprintln!("running {name} ({}) for {sim} s …", path.display());
-        rows.push(run_example(&path, name, sim, thesis));
+        rows.push(run_example(&path, name, sim, thesis, !args.no_sleep));
     }
     if rows.is_empty() {
         return Err(format!(
@@ -129,7 +132,12 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
     }
     println!(
         "slowdown = wall / simulated time (one thread); speedup = thesis slowdown / ours. \
-         Thesis: Mirtich 1996, Table 7.1, SGI Indigo II (200 MHz R4400)."
+         Thesis: Mirtich 1996, Table 7.1, SGI Indigo II (200 MHz R4400). Sleep: {}.",
+        if args.no_sleep {
+            "off (--no-sleep), as in the thesis"
+        } else {
+            "as each scene sets it (on by default)"
+        }
     );
     if let Some(out) = &args.out {
         let csv_path = out.join("table7_1.csv");
@@ -152,8 +160,9 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
 }
 
 /// Loads and runs one scene for the thesis's simulated time, timing the simulation only (not
-/// loading, and with no output written, like the thesis's runs with graphics off).
-fn run_example(path: &Path, name: &'static str, sim: f64, thesis: f64) -> Row {
+/// loading, and with no output written, like the thesis's runs with graphics off); with sleep
+/// off if `sleep` is false.
+fn run_example(path: &Path, name: &'static str, sim: f64, thesis: f64, sleep: bool) -> Row {
     let mut row = Row {
         example: name,
         file: path.display().to_string(),
@@ -177,6 +186,11 @@ fn run_example(path: &Path, name: &'static str, sim: f64, thesis: f64) -> Row {
             return row;
         }
     };
+    if !sleep {
+        let mut settings = scene.world.settings().sleep;
+        settings.enabled = false;
+        scene.world.set_sleep(settings);
+    }
     let started = Instant::now();
     // In steps of 0.01 s, dropping the collision events the world keeps for recorders.
     let steps = (sim * 100.0).ceil().max(1.0) as u64;

@@ -39,4 +39,4 @@ pub mod scene;
 pub mod world;
 
 pub use dynamics::{BodyDesc, BodyId, BodyState, Material, MotionType, RigidBody};
-pub use world::{World, WorldSettings};
+pub use world::{Sleep, World, WorldSettings};

@@ -6,7 +6,7 @@
 use impulse::dynamics::{BodyDesc, MassSpec, Material, MotionType};
 use impulse::geometry::Shape;
 use impulse::math::{Pose, Quat, Vec3};
-use impulse::{BodyId, World, WorldSettings};
+use impulse::{BodyId, Sleep, World, WorldSettings};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -16,8 +16,18 @@ fn world(epsilon: f64) -> World {
     World::new(WorldSettings {
         gravity: Vec3::new(0.0, 0.0, -G),
         collision_epsilon: epsilon,
+        sleep: awake(),
         ..WorldSettings::default()
     })
+}
+
+/// These tests measure impulse-based contact itself, resting contact included: no sleep,
+/// which would end it (sleep has its own tests, `tests/sleep.rs`).
+fn awake() -> Sleep {
+    Sleep {
+        enabled: false,
+        ..Sleep::default()
+    }
 }
 
 /// A fixed half-space whose surface passes through the origin with outward normal
@@ -266,6 +276,7 @@ fn resting_ball(epsilon: f64, rebound: f64, gap: f64, seconds: f64) -> (u64, f64
         gravity: Vec3::new(0.0, 0.0, -G),
         collision_epsilon: epsilon,
         microcollision_rebound: rebound,
+        sleep: awake(),
         ..WorldSettings::default()
     });
     ground(&mut world, Quat::identity(), material);
@@ -351,6 +362,7 @@ fn collisions_conserve_momentum_and_never_gain_energy() {
         let mut world = World::new(WorldSettings {
             gravity: Vec3::zeros(),
             collision_epsilon: 1e-3,
+            sleep: awake(),
             ..WorldSettings::default()
         });
         for i in 0..8 {

@@ -233,6 +233,9 @@ pub struct RigidBody {
     tolerance: Tolerance,
     /// Integrator steps (accepted, rejected) of flights already ended by impulses.
     finished_steps: (u64, u64),
+    /// Asleep: at rest, out of gravity's pull, until an impulse wakes it (see
+    /// [`RigidBody::fall_asleep`]).
+    asleep: bool,
 }
 
 impl RigidBody {
@@ -329,6 +332,7 @@ impl RigidBody {
             acceleration: Vec3::zeros(),
             tolerance,
             finished_steps: (0, 0),
+            asleep: false,
         };
         if !body.kinetic_energy().is_finite() {
             return Err(BodyError::NonFinite {
@@ -467,9 +471,63 @@ impl RigidBody {
     }
 
     /// Linear acceleration in free flight (gravity plus applied force over mass; zero for
-    /// fixed and kinematic bodies).
+    /// fixed and kinematic bodies, and while asleep).
     pub fn acceleration(&self) -> Vec3 {
-        self.acceleration
+        if self.asleep {
+            Vec3::zeros()
+        } else {
+            self.acceleration
+        }
+    }
+
+    /// Whether the body is asleep: held at rest where it fell asleep until an impulse wakes it.
+    pub fn is_asleep(&self) -> bool {
+        self.asleep
+    }
+
+    /// Puts a dynamic body to sleep: its velocities become zero and it stays where it is, out
+    /// of gravity's pull, as if fixed, until [`RigidBody::wake`] or an impulse. The world does
+    /// this to an island of bodies that has stayed slow long enough (see `world::collisions`,
+    /// "Sleep"); its supports then carry it without the microcollisions that resting contact
+    /// otherwise takes.
+    pub(crate) fn fall_asleep(&mut self) {
+        if !self.is_dynamic() || self.asleep {
+            return;
+        }
+        self.end_flight();
+        self.state.velocity = Vec3::zeros();
+        self.state.angular_velocity = Vec3::zeros();
+        self.asleep = true;
+    }
+
+    /// Wakes a sleeping body at time `t`: it starts a free flight from rest.
+    pub(crate) fn wake(&mut self, t: f64) -> Result<(), IntegrationError> {
+        if !self.asleep {
+            return Ok(());
+        }
+        self.asleep = false;
+        self.start_flight(t)
+    }
+
+    /// Counts the steps of the current flight, which is over.
+    fn end_flight(&mut self) {
+        if let Some(flight) = self.flight.take() {
+            let (a, rej) = flight.step_counts();
+            self.finished_steps.0 += a;
+            self.finished_steps.1 += rej;
+        }
+    }
+
+    fn start_flight(&mut self, t: f64) -> Result<(), IntegrationError> {
+        self.flight = Some(FreeFlight::new(
+            t,
+            &self.state,
+            self.principal_inertia,
+            self.acceleration,
+            self.torque,
+            self.tolerance,
+        )?);
+        Ok(())
     }
 
     /// The applied torque (world frame).
@@ -502,8 +560,8 @@ impl RigidBody {
     }
 
     /// Applies `impulse` at world `point` at the body's current time `t`: the centre of mass
-    /// gains `p/m`, the angular velocity `I⁻¹ (r × p)`, and a new free flight starts from there.
-    /// No effect on fixed and kinematic bodies.
+    /// gains `p/m`, the angular velocity `I⁻¹ (r × p)`, and a new free flight starts from there
+    /// (waking the body if it was asleep). No effect on fixed and kinematic bodies.
     pub(crate) fn apply_impulse(
         &mut self,
         t: f64,
@@ -516,20 +574,9 @@ impl RigidBody {
         let r = point - Point::from(self.state.position);
         self.state.velocity += impulse / self.mass_properties.mass;
         self.state.angular_velocity += self.inverse_inertia_world() * r.cross(impulse);
-        if let Some(flight) = &self.flight {
-            let (a, rej) = flight.step_counts();
-            self.finished_steps.0 += a;
-            self.finished_steps.1 += rej;
-        }
-        self.flight = Some(FreeFlight::new(
-            t,
-            &self.state,
-            self.principal_inertia,
-            self.acceleration,
-            self.torque,
-            self.tolerance,
-        )?);
-        Ok(())
+        self.asleep = false;
+        self.end_flight();
+        self.start_flight(t)
     }
 
     /// Moves the body to time `t` (not earlier than its current time).

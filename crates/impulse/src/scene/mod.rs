@@ -126,6 +126,9 @@ const WORLD_KEYS: &[&str] = &[
     "max_penetration",
     "box_period",
     "broad_phase",
+    "sleep",
+    "sleep_time",
+    "sleep_speed",
     "integrator",
 ];
 const INTEGRATOR_KEYS: &[&str] = &[
@@ -252,6 +255,15 @@ impl<'c, 's> SceneReader<'c, 's> {
             } else {
                 BroadPhaseKind::HierarchicalHash
             };
+        }
+        if let Some(on) = get("sleep").and_then(|v| v.boolean()) {
+            settings.sleep.enabled = on;
+        }
+        if let Some(time) = get("sleep_time").and_then(|v| v.positive()) {
+            settings.sleep.time = time;
+        }
+        if let Some(speed) = get("sleep_speed").and_then(|v| v.positive()) {
+            settings.sleep.speed = Some(speed);
         }
         if let Some(integrator) = get("integrator").and_then(|v| v.table()) {
             settings.integrator = read_integrator(&integrator);

@@ -23,6 +23,7 @@
 //! (§5.3.3) and the impulse propagates through the tree (§5.3.4). Links of one multibody do not
 //! collide with each other, nor a root link with the fixed body it hangs from.
 
+use super::sleep::{Member, Stillness, falling_asleep};
 use super::{Collider, CollisionEvent, MaterialTable, SimulationError, WorldSettings};
 use crate::collision::broad::{
     BroadPhase, FastMap, FastSet, HierarchicalHash, Pair, SweepAndPrune, pair,
@@ -35,7 +36,7 @@ use crate::collision::toi::{
 use crate::collision::{Beyond, Closest, CollisionModel, NarrowStats, PairCache, closest_parts};
 use crate::dynamics::{BodyId, MotionType, RigidBody};
 use crate::geometry::Aabb;
-use crate::math::{Mat3, Point, Pose, Vec3, orthonormal_basis};
+use crate::math::{Mat3, Point, Pose, Quat, Vec3, orthonormal_basis};
 use crate::multibody::{MotionEnvelope, Multibody, MultibodyId, Observations};
 use crate::response::{Microcollisions, ResponseKind, body_collision_matrix, respond};
 
@@ -85,6 +86,9 @@ pub struct LoopCounters {
     /// Responses of a wedge's slowly converging cascade that took the rest of its geometric
     /// series at once (see `Collisions::collide`).
     pub extrapolated_sweeps: u64,
+    /// Islands put to sleep, and sleeping islands woken by an impulse (see "Sleep").
+    pub sleeps: u64,
+    pub wakes: u64,
 }
 
 /// The collision-detection and response state of a world.
@@ -132,6 +136,12 @@ pub(crate) struct Collisions {
     allowances: FastMap<Pair, [Option<Anchor>; 2]>,
     /// The heap pairs of each collider.
     pairs_of: Vec<FastSet<Pair>>,
+    /// Per collider, where it has stayed since when (see "Sleep").
+    stillness: Vec<Stillness>,
+    /// Per pair, the last time its contact took an impulse: the edges of the islands.
+    touches: FastMap<Pair, f64>,
+    /// Per sleeping body, its island (the island's lowest collider index).
+    islands: Vec<Option<usize>>,
     /// Start of the first box period, and the index of the current one: period k ends at
     /// `period_origin + (k + 1)·box_period`, computed afresh (never accumulated).
     period_origin: f64,
@@ -180,6 +190,9 @@ impl Collisions {
             pending: Vec::new(),
             allowances: FastMap::default(),
             pairs_of: Vec::new(),
+            stillness: Vec::new(),
+            touches: FastMap::default(),
+            islands: Vec::new(),
             period_origin: 0.0,
             period_index: 0,
             period_end: 0.0,
@@ -241,6 +254,15 @@ impl Collisions {
         self.last_impulses = vec![f64::NEG_INFINITY; world.multibodies.len()];
         self.hit_at = vec![f64::NEG_INFINITY; n];
         self.hits_now = vec![0; n];
+        // Islands are not kept across a rebuild (bodies were added): sleepers wake, at rest.
+        self.touches = FastMap::default();
+        self.islands = vec![None; n];
+        for c in 0..n {
+            if let Collider::Body(id) = self.colliders[c] {
+                world.wake(id, t)?;
+            }
+        }
+        self.stillness = (0..n).map(|c| self.still_from(c, t, world)).collect();
         for m in 0..world.multibodies.len() {
             self.renew_envelope(m, t, Renewal::Period, world)?;
         }
@@ -361,11 +383,27 @@ impl Collisions {
         if !self.eligible(p, world) {
             return;
         }
-        self.heap.set(Event::Pair(p.0, p.1), time);
-        self.pairs_of[p.0].insert(p);
-        self.pairs_of[p.1].insert(p);
         // A check set here is one due now; only `check_pair` sets one with allowances.
         self.allowances.remove(&p);
+        self.pairs_of[p.0].insert(p);
+        self.pairs_of[p.1].insert(p);
+        // Neither side can move until an impulse wakes one, which checks it again.
+        if self.still(p.0, world) && self.still(p.1, world) {
+            self.heap.remove(&Event::Pair(p.0, p.1));
+            return;
+        }
+        self.heap.set(Event::Pair(p.0, p.1), time);
+    }
+
+    /// Whether collider `c` stays where it is until an impulse: fixed, or asleep.
+    fn still(&self, c: usize, world: &Participants<'_>) -> bool {
+        match self.colliders[c] {
+            Collider::Body(id) => {
+                let body = &world.bodies[id.0];
+                body.is_asleep() || matches!(body.motion(), MotionType::Fixed)
+            }
+            Collider::Link(..) => false,
+        }
     }
 
     fn is_candidate(&self, p: Pair) -> bool {
@@ -551,6 +589,9 @@ impl Collisions {
             if !self.heap.contains(&Event::Pair(p.0, p.1)) {
                 self.schedule(p, t, world);
             }
+        }
+        if world.settings.sleep.enabled {
+            self.settle(t, world)?;
         }
         self.heap.set(Event::BoxRefresh, self.period_end);
         Ok(())
@@ -774,7 +815,7 @@ impl Collisions {
         let free = match self.colliders[c] {
             Collider::Body(id) => {
                 let body = &world.bodies[id.0];
-                body.is_dynamic() && body.torque() == Vec3::zeros()
+                body.is_dynamic() && body.torque() == Vec3::zeros() && !body.is_asleep()
             }
             Collider::Link(..) => false,
         };
@@ -994,8 +1035,10 @@ impl Collisions {
             scale = factor;
         }
         let impulse = frame * (outcome.impulse * scale);
+        let woken = [a, b].map(|c| self.islands[c]);
         world.apply_impulse(ca, t, &impulse, &point)?;
         world.apply_impulse(cb, t, &-impulse, &point)?;
+        self.touches.insert(p, t);
         for c in [a, b] {
             if self.dynamic(c, world) {
                 self.hits_now[c] = if self.hit_at[c] == t {
@@ -1034,7 +1077,128 @@ impl Collisions {
                 }
             }
         }
+        // An impulse on a sleeper wakes its whole island: what it held up must fall again.
+        for island in woken.into_iter().flatten() {
+            changed.extend(self.wake_island(island, t, world)?);
+        }
         self.recheck_moved(&changed, Some(p), t, world);
+        Ok(())
+    }
+
+    /// Speed of collider `c`'s fastest point: `|v| + r |ω|` (infinite for a link: links never
+    /// sleep).
+    fn speed(&self, c: usize, world: &Participants<'_>) -> f64 {
+        match self.colliders[c] {
+            Collider::Body(id) => {
+                let s = world.bodies[id.0].state();
+                s.velocity.norm() + self.reach[c] * s.angular_velocity.norm()
+            }
+            Collider::Link(..) => f64::INFINITY,
+        }
+    }
+
+    /// Wakes every sleeper of `island` at `t` (at rest: each starts a free flight) and returns
+    /// them, whose swept boxes are renewed and whose pairs are to be checked again.
+    fn wake_island(
+        &mut self,
+        island: usize,
+        t: f64,
+        world: &mut Participants<'_>,
+    ) -> Result<Vec<usize>, SimulationError> {
+        let members: Vec<usize> = (0..self.colliders.len())
+            .filter(|&c| self.islands[c] == Some(island))
+            .collect();
+        for &c in &members {
+            self.islands[c] = None;
+            self.stillness[c] = self.still_from(c, t, world);
+            if let Collider::Body(id) = self.colliders[c] {
+                world.wake(id, t)?;
+            }
+            if self.bounded(c) {
+                let aabb = self.checked_swept_box(c, world, t, self.period_end)?;
+                self.broad.set(c, aabb);
+            }
+        }
+        self.counters.wakes += 1;
+        Ok(members)
+    }
+
+    /// Collider `c` still from `t`, where it is now (a link's pose is not tracked: links never
+    /// sleep).
+    fn still_from(&self, c: usize, t: f64, world: &Participants<'_>) -> Stillness {
+        match self.colliders[c] {
+            Collider::Body(id) => {
+                let s = world.bodies[id.0].state();
+                Stillness::new(t, s.position, s.orientation)
+            }
+            Collider::Link(..) => Stillness::new(t, Vec3::zeros(), Quat::identity()),
+        }
+    }
+
+    /// Puts to sleep, at a box refresh at `t`, every island whose bodies have all stayed still
+    /// for the sleep time (see [`super::sleep`]).
+    fn settle(&mut self, t: f64, world: &mut Participants<'_>) -> Result<(), SimulationError> {
+        let settings = world.settings;
+        let since = t - settings.sleep.time;
+        let gravity = settings.gravity.norm();
+        let epsilon = settings.collision_epsilon;
+        let drift = settings.sleep.slow_speed(gravity, epsilon) * settings.sleep.time;
+        let ceiling =
+            settings
+                .sleep
+                .speed_ceiling(gravity, epsilon, settings.microcollision_max_restitution);
+        let n = self.colliders.len();
+        // Which colliders may sleep: free bodies, awake or asleep, without applied torque.
+        let mut sleeper = vec![false; n];
+        for (c, may) in sleeper.iter_mut().enumerate() {
+            let Collider::Body(id) = self.colliders[c] else {
+                continue;
+            };
+            let body = &world.bodies[id.0];
+            if !body.is_dynamic() || body.torque() != Vec3::zeros() {
+                continue;
+            }
+            *may = true;
+            if !body.is_asleep() {
+                world.sample(self.colliders[c], t)?;
+                let moved = self.stillness[c].distance(&world.bodies[id.0], self.reach[c]);
+                if moved > drift || self.speed(c, world) > ceiling {
+                    self.stillness[c] = self.still_from(c, t, world);
+                }
+            }
+        }
+        self.touches.retain(|_, at| *at >= since);
+        let members: Vec<Member> = (0..n)
+            .map(|c| Member {
+                may_sleep: sleeper[c],
+                restless: !sleeper[c] && self.moves(c, world),
+                still_since: self.stillness[c].since,
+                island: self.islands[c],
+            })
+            .collect();
+        let mut fell = Vec::new();
+        let mut islands = FastSet::default();
+        for (c, island) in falling_asleep(&members, self.touches.keys().copied(), since) {
+            islands.insert(island);
+            self.islands[c] = Some(island);
+            let Collider::Body(id) = self.colliders[c] else {
+                continue;
+            };
+            if world.bodies[id.0].is_asleep() {
+                continue;
+            }
+            world.bodies[id.0].fall_asleep();
+            if self.bounded(c) {
+                let aabb = self.checked_swept_box(c, world, t, self.period_end)?;
+                self.broad.set(c, aabb);
+            }
+            fell.push(c);
+        }
+        if fell.is_empty() {
+            return Ok(());
+        }
+        self.counters.sleeps += islands.len() as u64;
+        self.recheck_moved(&fell, None, t, world);
         Ok(())
     }
 }
@@ -1331,6 +1495,15 @@ pub(crate) struct Participants<'a> {
 }
 
 impl Participants<'_> {
+    /// Wakes body `id` at `t` if it is asleep.
+    fn wake(&mut self, id: BodyId, t: f64) -> Result<(), SimulationError> {
+        let body = &mut self.bodies[id.0];
+        body.wake(t).map_err(|error| SimulationError::Integration {
+            body: body.name().to_string(),
+            error,
+        })
+    }
+
     /// Moves collider `c` (a body, or a link's whole multibody) to time `t`, checking its
     /// state stays finite.
     fn sample(&mut self, c: Collider, t: f64) -> Result<(), SimulationError> {

@@ -7,12 +7,14 @@
 //! call — never changes the motion.
 
 mod collisions;
+mod sleep;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 pub use collisions::{BroadPhaseKind, LoopCounters};
 use collisions::{ColliderTable, Collisions, Participants, may_collide};
+pub use sleep::Sleep;
 
 use crate::collision::{NarrowStats, PairCache, closest};
 use crate::dynamics::{BodyDesc, BodyError, BodyId, Material, RigidBody};
@@ -63,6 +65,8 @@ pub struct WorldSettings {
     /// Deepest interpenetration tolerated before the run stops with an error (`None`: the
     /// collision envelope).
     pub max_penetration: Option<f64>,
+    /// When islands of slow bodies fall asleep.
+    pub sleep: Sleep,
 }
 
 impl Default for WorldSettings {
@@ -80,6 +84,7 @@ impl Default for WorldSettings {
             box_period: 0.02,
             broad_phase: BroadPhaseKind::HierarchicalHash,
             max_penetration: None,
+            sleep: Sleep::default(),
         }
     }
 }
@@ -273,6 +278,16 @@ impl World {
     /// Settings.
     pub fn settings(&self) -> &WorldSettings {
         &self.settings
+    }
+
+    /// Changes when bodies fall asleep. Turning sleep off wakes every sleeper (at rest).
+    pub fn set_sleep(&mut self, sleep: Sleep) {
+        let waking = self.settings.sleep.enabled && !sleep.enabled;
+        self.settings.sleep = sleep;
+        if waking {
+            // The loop is rebuilt at the next advance, and a rebuild wakes every sleeper.
+            self.collisions.invalidate();
+        }
     }
 
     /// Current time.
@@ -600,6 +615,8 @@ impl World {
             ("partial_reversals", c.partial_reversals),
             ("cascade_responses", c.cascade_responses),
             ("extrapolated_sweeps", c.extrapolated_sweeps),
+            ("sleeps", c.sleeps),
+            ("wakes", c.wakes),
             ("narrow_part_queries", n.part_queries),
             ("vclip_fallbacks", n.vclip_fallbacks),
             ("flat_face_contacts", n.flat_face_contacts),

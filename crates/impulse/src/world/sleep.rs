@@ -1,0 +1,256 @@
+//! Sleep: islands of still bodies held at rest.
+//!
+//! Impulse-based resting contact never ends: a box on the floor takes a microcollision every
+//! few milliseconds, forever, and creeps down a slope however strong the friction (Mirtich
+//! §3.5; docs/sources.md, "Creep of resting boxes"). Like every production engine, we put a
+//! body to sleep once it and everything it touches have stayed still long enough, and wake it
+//! when something hits it.
+//!
+//! - **Still**: a free body (dynamic, without applied torque) is still while every point of it
+//!   stays within `speed × time` of where it was when it became still, and no point moves
+//!   faster than a microcollision throws it. Checked at every box refresh (never at output
+//!   frames, so sampling cannot change the outcome), on the pose: a resting body vibrates in
+//!   its envelope at up to ~3 threshold speeds, and only its drift tells rest from motion.
+//! - **Islands**: bodies joined by contacts that took an impulse within the last `time`, plus
+//!   the members of sleeping islands. A contact with a collider that moves and cannot sleep (a
+//!   kinematic body, a multibody link) keeps its island awake; fixed bodies join nothing.
+//! - **Falling asleep**: an island every member of which has been still for `time` sleeps
+//!   whole. Each member's velocities become zero and it leaves gravity's pull
+//!   ([`crate::RigidBody::fall_asleep`]); pairs of which neither side can move leave the heap.
+//! - **Waking**: any impulse on a sleeper (a collision with an awake body, a kinematic body or
+//!   a link) wakes its whole island, from rest: what it held up must be free to fall.
+
+use crate::dynamics::RigidBody;
+use crate::math::{Quat, Vec3};
+
+/// When bodies fall asleep. An island of bodies (bodies joined by contacts that took impulses
+/// within `time`) whose every body has stayed still for `time` is put to sleep: held at rest until
+/// an impulse on any of them wakes them all. A body is still while every point of it stays within
+/// `speed × time` of where it was at the start and moves no faster than a microcollision throws
+/// it (see [`Sleep::speed_ceiling`]). See the module documentation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sleep {
+    /// Whether islands fall asleep at all.
+    pub enabled: bool,
+    /// How long an island must stay still.
+    pub time: f64,
+    /// Mean speed below which a body counts as still (its drift over `time` divided by
+    /// `time`). `None`: [`Sleep::DEFAULT_SPEED`] times the microcollision threshold speed
+    /// √(2 g ε_c), or ε_c per `time` without gravity.
+    pub speed: Option<f64>,
+}
+
+impl Sleep {
+    /// The default still speed, in microcollision threshold speeds.
+    pub const DEFAULT_SPEED: f64 = 0.25;
+
+    /// The mean speed below which a body counts as still under these settings.
+    pub fn slow_speed(&self, gravity: f64, collision_epsilon: f64) -> f64 {
+        self.speed.unwrap_or(if gravity > 0.0 {
+            Self::DEFAULT_SPEED * (2.0 * gravity * collision_epsilon).sqrt()
+        } else {
+            collision_epsilon / self.time
+        })
+    }
+
+    /// The fastest a still body's points may move: resting contact is a train of
+    /// microcollisions, each of which may throw a contact point off at up to the boosted
+    /// restitution `max_restitution` times the threshold speed √(2 g ε_c). At least ten times
+    /// the still speed.
+    pub fn speed_ceiling(&self, gravity: f64, collision_epsilon: f64, max_restitution: f64) -> f64 {
+        let slow = self.slow_speed(gravity, collision_epsilon);
+        (max_restitution * (2.0 * gravity * collision_epsilon).sqrt()).max(10.0 * slow)
+    }
+}
+
+impl Default for Sleep {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            time: 0.5,
+            speed: None,
+        }
+    }
+}
+
+/// Where a body has stayed since when: its pose at `since`, near which every one of its points
+/// has stayed since.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stillness {
+    pub since: f64,
+    position: Vec3,
+    orientation: Quat,
+}
+
+impl Stillness {
+    /// Still from `t`, at this pose.
+    pub fn new(t: f64, position: Vec3, orientation: Quat) -> Self {
+        Self {
+            since: t,
+            position,
+            orientation,
+        }
+    }
+
+    /// How far a point of `body` at most `reach` from its centre of mass has gone since: the
+    /// centre's displacement plus the reach times the angle turned.
+    pub fn distance(&self, body: &RigidBody, reach: f64) -> f64 {
+        let s = body.state();
+        let turned = (self.orientation.inverse() * s.orientation).angle();
+        (s.position - self.position).norm() + reach * turned
+    }
+}
+
+/// What deciding sleep needs to know of one collider.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Member {
+    /// A free body: dynamic, without applied torque (awake or asleep).
+    pub may_sleep: bool,
+    /// Moves on its own and cannot sleep (kinematic body, link): keeps what it touches awake.
+    pub restless: bool,
+    /// Since when it has been still.
+    pub still_since: f64,
+    /// Its sleeping island, if asleep.
+    pub island: Option<usize>,
+}
+
+/// The islands that fall asleep now: every island, of colliders joined by `touches` (contacts
+/// that took an impulse recently) and by sleeping islands, all of whose members may sleep and
+/// have been still since `since` at the latest, that touches nothing restless and has an awake
+/// member. Returns the members of those islands, each with its island's name (its lowest
+/// member), in collider order: sleepers that an awake body joined are named anew with it.
+pub(super) fn falling_asleep(
+    members: &[Member],
+    touches: impl Iterator<Item = (usize, usize)>,
+    since: f64,
+) -> Vec<(usize, usize)> {
+    let n = members.len();
+    let mut root: Vec<usize> = (0..n).collect();
+    fn find(root: &mut [usize], mut c: usize) -> usize {
+        while root[c] != c {
+            root[c] = root[root[c]];
+            c = root[c];
+        }
+        c
+    }
+    let join = |root: &mut [usize], a: usize, b: usize| {
+        let (ra, rb) = (find(root, a), find(root, b));
+        // The lower root stays: an island is named by its lowest member.
+        root[ra.max(rb)] = ra.min(rb);
+    };
+    for (c, member) in members.iter().enumerate() {
+        if let Some(island) = member.island {
+            join(&mut root, c, island);
+        }
+    }
+    let mut held = vec![false; n];
+    for (a, b) in touches {
+        let (ma, mb) = (members[a], members[b]);
+        match (ma.may_sleep, mb.may_sleep) {
+            (true, true) => join(&mut root, a, b),
+            (true, false) if mb.restless => held[a] = true,
+            (false, true) if ma.restless => held[b] = true,
+            _ => {}
+        }
+    }
+    let mut can_sleep = vec![true; n];
+    let mut has_awake = vec![false; n];
+    for (c, member) in members.iter().enumerate() {
+        let r = find(&mut root, c);
+        if !member.may_sleep || held[c] || member.still_since > since {
+            can_sleep[r] = false;
+        }
+        if member.island.is_none() {
+            has_awake[r] = true;
+        }
+    }
+    (0..n)
+        .filter_map(|c| {
+            let r = find(&mut root, c);
+            (members[c].may_sleep && can_sleep[r] && has_awake[r]).then_some((c, r))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn free(still_since: f64) -> Member {
+        Member {
+            may_sleep: true,
+            restless: false,
+            still_since,
+            island: None,
+        }
+    }
+
+    const FIXED: Member = Member {
+        may_sleep: false,
+        restless: false,
+        still_since: 0.0,
+        island: None,
+    };
+
+    const KINEMATIC: Member = Member {
+        may_sleep: false,
+        restless: true,
+        still_since: 0.0,
+        island: None,
+    };
+
+    #[test]
+    fn an_island_sleeps_only_when_every_member_has_been_still() {
+        // 0 fixed ground; 1–2–3 a stack on it, 3 still only since t = 0.8; 4 alone on the
+        // ground, still since 0.2. At t = 1 with a sleep time of 0.5 (since = 0.5): 4 sleeps,
+        // the stack does not.
+        let members = [FIXED, free(0.1), free(0.3), free(0.8), free(0.2)];
+        let touches = [(0, 1), (1, 2), (2, 3), (0, 4)];
+        assert_eq!(
+            falling_asleep(&members, touches.into_iter(), 0.5),
+            vec![(4, 4)]
+        );
+        // Later, all of it; named by its lowest member (the fixed ground joins nothing).
+        assert_eq!(
+            falling_asleep(&members, touches.into_iter(), 0.9),
+            vec![(1, 1), (2, 1), (3, 1), (4, 4)]
+        );
+    }
+
+    #[test]
+    fn a_restless_contact_keeps_its_island_awake() {
+        // 1 on a kinematic conveyor 0, 2 on 1: nothing sleeps; 3 on fixed 4 does.
+        let members = [KINEMATIC, free(0.0), free(0.0), free(0.0), FIXED];
+        let touches = [(0, 1), (1, 2), (3, 4)];
+        assert_eq!(
+            falling_asleep(&members, touches.into_iter(), 0.5),
+            vec![(3, 3)]
+        );
+    }
+
+    #[test]
+    fn a_body_touching_a_sleeping_island_joins_it() {
+        // 1 and 2 asleep as island 1 (their contact long without impulses); 3 lands on 2.
+        // While 3 is not still, nothing changes; once it is, it joins island 1.
+        let mut members = [FIXED, free(0.0), free(0.0), free(0.9)];
+        members[1].island = Some(1);
+        members[2].island = Some(1);
+        let touches = [(2, 3)];
+        assert!(falling_asleep(&members, touches.into_iter(), 0.5).is_empty());
+        assert_eq!(
+            falling_asleep(&members, touches.into_iter(), 1.0),
+            vec![(1, 1), (2, 1), (3, 1)]
+        );
+        // Named anew when a lower collider joins: every member takes the new name.
+        let mut members = [free(0.0), free(0.0), free(0.0)];
+        members[1].island = Some(1);
+        members[2].island = Some(1);
+        assert_eq!(
+            falling_asleep(&members, [(0, 2)].into_iter(), 1.0),
+            vec![(0, 0), (1, 0), (2, 0)]
+        );
+        // And an island with no awake member has nothing to do.
+        members[0] = FIXED;
+        assert!(falling_asleep(&members, std::iter::empty(), 1.0).is_empty());
+    }
+}

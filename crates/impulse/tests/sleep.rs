@@ -1,0 +1,256 @@
+//! Sleep (`world::collisions`, "Sleep"): islands of bodies that have stayed still fall asleep,
+//! and an impulse on any sleeper wakes its whole island. Checked against closed-form motion
+//! and against the same runs with sleep off.
+//!
+//! Units: centimetres, grams, seconds (g = 981 cm/s²), ε_c = 0.01 cm unless stated; the
+//! microcollision threshold speed is then √(2 g ε_c) = 4.43 cm/s and a body counts as still
+//! below a mean speed of a quarter of that, 1.11 cm/s.
+
+use impulse::dynamics::{MassSpec, PrescribedMotion};
+use impulse::geometry::Shape;
+use impulse::math::{Pose, Quat, Vec3};
+use impulse::{BodyDesc, BodyId, Material, MotionType, Sleep, World, WorldSettings};
+
+const G: f64 = 981.0;
+const EPSILON: f64 = 0.01;
+
+fn world(sleep: bool) -> World {
+    World::new(WorldSettings {
+        gravity: Vec3::new(0.0, 0.0, -G),
+        collision_epsilon: EPSILON,
+        sleep: Sleep {
+            enabled: sleep,
+            ..Sleep::default()
+        },
+        ..WorldSettings::default()
+    })
+}
+
+fn threshold_speed() -> f64 {
+    (2.0 * G * EPSILON).sqrt()
+}
+
+const MATERIAL: Material = Material {
+    friction: 0.5,
+    restitution: 0.3,
+};
+
+fn ground(world: &mut World) -> BodyId {
+    let mut ground = BodyDesc::new("ground", Shape::HalfSpace);
+    ground.motion = MotionType::Fixed;
+    ground.material = MATERIAL;
+    world.add_body(ground).unwrap()
+}
+
+/// A 10 cm cube of 1 g/cm³ whose bottom is `bottom` cm up (plus ε_c/2), at `x`.
+fn cube(world: &mut World, name: &str, x: f64, bottom: f64) -> BodyId {
+    let mut cube = BodyDesc::new(
+        name,
+        Shape::Box {
+            half_extents: Vec3::repeat(5.0),
+        },
+    );
+    cube.mass = MassSpec::Mass(1000.0);
+    cube.material = MATERIAL;
+    cube.pose = Pose::translation(x, 0.0, bottom + 5.0 + 0.5 * EPSILON);
+    world.add_body(cube).unwrap()
+}
+
+/// A ball of radius 2 cm on the ground, rolling along x at `speed` without slipping.
+fn rolling_ball(world: &mut World, speed: f64) -> BodyId {
+    let mut ball = BodyDesc::new("ball", Shape::Sphere { radius: 2.0 });
+    ball.mass = MassSpec::Mass(50.0);
+    ball.material = MATERIAL;
+    ball.pose = Pose::translation(0.0, 0.0, 2.0 + 0.5 * EPSILON);
+    ball.velocity = Vec3::new(speed, 0.0, 0.0);
+    ball.angular_velocity = Vec3::new(0.0, speed / 2.0, 0.0);
+    world.add_body(ball).unwrap()
+}
+
+fn x(world: &World, id: BodyId) -> f64 {
+    world.body(id).state().position.x
+}
+
+/// A stack of two cubes settles and falls asleep after the sleep time: every microcollision
+/// stops (none between 1.5 s and 3 s), the stack stays where it was, and nothing penetrates.
+#[test]
+fn a_resting_stack_falls_asleep_and_its_microcollisions_stop() {
+    let mut world = world(true);
+    ground(&mut world);
+    let bottom = cube(&mut world, "bottom", 0.0, 0.0);
+    let top = cube(&mut world, "top", 0.0, 10.0 + EPSILON);
+    world.advance_to(1.5).unwrap();
+    assert!(world.body(bottom).is_asleep() && world.body(top).is_asleep());
+    let before = world.counters();
+    let pose = world.body(top).state().position;
+    world.advance_to(3.0).unwrap();
+    let after = world.counters();
+    assert_eq!(before["microcollisions"], after["microcollisions"]);
+    assert_eq!(before["collision_checks"], after["collision_checks"]);
+    assert_eq!(after["sleeps"], 1, "one island");
+    // At rest where it fell asleep: exactly (a sleeper does not move).
+    assert_eq!(world.body(top).state().position, pose);
+    assert_eq!(world.body(top).state().velocity, Vec3::zeros());
+    assert!(world.max_penetration() <= EPSILON);
+    // The stack is where it was put, to within the envelope: it did not sink or drift.
+    let z = world.body(top).state().position.z;
+    assert!(
+        (z - (15.0 + 1.5 * EPSILON)).abs() < 2.0 * EPSILON,
+        "top at z = {z}"
+    );
+}
+
+/// A kinematic pusher reaches the bottom cube of a sleeping stack and pushes it along x at
+/// 20 cm/s. The impulse wakes the whole island: the top cube rides on the bottom one (friction
+/// 0.5 carries it) instead of floating where it slept. The same run with sleep off gives the same
+/// motion to within a few envelopes' vibration.
+#[test]
+fn an_impulse_on_a_sleeper_wakes_its_whole_island() {
+    let run = |sleep: bool| {
+        let mut world = world(sleep);
+        ground(&mut world);
+        let bottom = cube(&mut world, "bottom", 0.0, 0.0);
+        let top = cube(&mut world, "top", 0.0, 10.0 + EPSILON);
+        // A 4 cm slab at the bottom cube's mid-height, 30 cm away, arriving at t = 1.5 s.
+        let mut pusher = BodyDesc::new(
+            "pusher",
+            Shape::Box {
+                half_extents: Vec3::new(2.0, 8.0, 2.0),
+            },
+        );
+        pusher.motion = MotionType::Kinematic(PrescribedMotion {
+            velocity: Vec3::new(20.0, 0.0, 0.0),
+            angular_velocity: Vec3::zeros(),
+            oscillations: Vec::new(),
+        });
+        pusher.pose = Pose::translation(-37.0, 0.0, 5.0);
+        world.add_body(pusher).unwrap();
+        world.advance_to(1.4).unwrap();
+        let asleep = world.body(bottom).is_asleep() && world.body(top).is_asleep();
+        world.advance_to(2.5).unwrap();
+        let awake = !world.body(bottom).is_asleep() && !world.body(top).is_asleep();
+        assert!(world.max_penetration() <= EPSILON);
+        (
+            asleep,
+            awake,
+            x(&world, bottom),
+            x(&world, top),
+            world.counters()["wakes"],
+        )
+    };
+    let (asleep, awake, bottom, top, wakes) = run(true);
+    assert!(asleep, "the stack falls asleep before the push");
+    assert!(awake && wakes >= 1, "the push wakes both cubes");
+    // Pushed for 1 s at 20 cm/s: the bottom cube's centre is 20 cm on (the pusher's face
+    // starts 30 cm from the cube's at t = 0 and meets it at 1.5 s).
+    assert!((bottom - 20.0).abs() < 0.5, "bottom cube at x = {bottom}");
+    // The top cube slips while friction brings it up to speed (the struck cube leaves at up to
+    // (1 + e) 20 cm/s): measured 1.19 cm behind, 1.06 cm with sleep off. Left asleep it would
+    // be 20 cm behind, floating.
+    assert!(
+        (top - bottom).abs() < 2.0,
+        "top cube at x = {top}, left behind"
+    );
+    let (_, _, bottom_awake, top_awake, _) = run(false);
+    assert!(
+        (bottom - bottom_awake).abs() < 0.1,
+        "{bottom} vs {bottom_awake}"
+    );
+    assert!((top - top_awake).abs() < 0.25, "{top} vs {top_awake}");
+}
+
+/// A body carried by a moving kinematic body never falls asleep, however slowly it moves: a
+/// cube on a conveyor creeping at 0.5 cm/s (below the still speed) is carried 1.5 cm in 3 s
+/// (friction holds it: it moves with the belt). Asleep, it would stay behind.
+#[test]
+fn a_body_carried_by_a_kinematic_body_stays_awake() {
+    let mut world = world(true);
+    let mut belt = BodyDesc::new(
+        "belt",
+        Shape::Box {
+            half_extents: Vec3::new(100.0, 20.0, 1.0),
+        },
+    );
+    belt.motion = MotionType::Kinematic(PrescribedMotion {
+        velocity: Vec3::new(0.5, 0.0, 0.0),
+        angular_velocity: Vec3::zeros(),
+        oscillations: Vec::new(),
+    });
+    belt.material = MATERIAL;
+    belt.pose = Pose::translation(0.0, 0.0, -1.0);
+    world.add_body(belt).unwrap();
+    let mut box_on_belt = BodyDesc::new(
+        "box",
+        Shape::Box {
+            half_extents: Vec3::repeat(5.0),
+        },
+    );
+    box_on_belt.mass = MassSpec::Mass(1000.0);
+    box_on_belt.material = MATERIAL;
+    box_on_belt.pose = Pose::translation(0.0, 0.0, 5.0 + 0.5 * EPSILON);
+    box_on_belt.velocity = Vec3::new(0.5, 0.0, 0.0);
+    let id = world.add_body(box_on_belt).unwrap();
+    world.advance_to(3.0).unwrap();
+    assert_eq!(world.counters()["sleeps"], 0);
+    assert!(!world.body(id).is_asleep());
+    let carried = x(&world, id);
+    assert!((carried - 1.5).abs() < 0.05, "carried to x = {carried}");
+}
+
+/// The still speed is a threshold: a ball rolling without slipping at the threshold speed
+/// √(2 g ε_c) = 4.43 cm/s (four times the still speed) keeps rolling for 2 s, covering v t
+/// (no rolling resistance: to 1 %), and never sleeps; one rolling at a tenth of it (0.44 cm/s,
+/// below the still speed) falls asleep within the sleep time and a few box periods.
+#[test]
+fn a_slowly_rolling_ball_sleeps_only_below_the_still_speed() {
+    let v = threshold_speed();
+    let mut world = world(true);
+    ground(&mut world);
+    let ball = rolling_ball(&mut world, v);
+    world.advance_to(2.0).unwrap();
+    assert_eq!(world.counters()["sleeps"], 0);
+    let rolled = x(&world, ball);
+    assert!(
+        (rolled - 2.0 * v).abs() < 0.01 * 2.0 * v,
+        "rolled {rolled} cm"
+    );
+
+    let mut world = self::world(true);
+    ground(&mut world);
+    let ball = rolling_ball(&mut world, 0.1 * v);
+    world.advance_to(0.6).unwrap();
+    assert!(world.body(ball).is_asleep());
+    assert_eq!(world.counters()["sleeps"], 1);
+}
+
+/// Sleep is decided at box refreshes, never at output frames: sampling a settling stack at
+/// 60 or at 1994 frames gives bit-identical states, sleeps included.
+#[test]
+fn output_rate_does_not_perturb_sleep() {
+    let run = |frames: u32| {
+        let mut world = world(true);
+        ground(&mut world);
+        cube(&mut world, "bottom", 0.0, 0.0);
+        let mut top = BodyDesc::new(
+            "top",
+            Shape::Box {
+                half_extents: Vec3::new(4.0, 3.0, 2.0),
+            },
+        );
+        top.material = MATERIAL;
+        top.pose = Pose::from_parts(
+            Vec3::new(1.0, 0.0, 20.0).into(),
+            Quat::from_scaled_axis(Vec3::new(0.2, 0.1, 0.0)),
+        );
+        let top = world.add_body(top).unwrap();
+        for k in 1..=frames {
+            world.advance_to(2.0 * k as f64 / frames as f64).unwrap();
+        }
+        (*world.body(top).state(), world.counters())
+    };
+    let (coarse, counters) = run(60);
+    let (fine, fine_counters) = run(1994);
+    assert!(counters["sleeps"] >= 1, "{counters:?}");
+    assert_eq!(coarse, fine);
+    assert_eq!(counters["sleeps"], fine_counters["sleeps"]);
+}
