@@ -413,3 +413,39 @@ fn contact_settings_are_read_and_checked() {
         "world.contact_model",
     );
 }
+
+#[test]
+fn sleep_settings_are_read_and_checked() {
+    let path = data_dir().join("scene.toml");
+    let scene = scene::parse(&path, &format!("{BALL}")).expect("valid scene");
+    let sleep = scene.world.settings().sleep;
+    assert!(sleep.enabled, "sleep is on by default");
+    assert_eq!((sleep.time, sleep.speed), (0.5, None));
+    let text = format!("[world]\nsleep = false\nsleep_time = 0.25\nsleep_speed = 0.3\n{BALL}");
+    let sleep = scene::parse(&path, &text)
+        .expect("valid settings")
+        .world
+        .settings()
+        .sleep;
+    assert!(!sleep.enabled);
+    assert_eq!((sleep.time, sleep.speed), (0.25, Some(0.3)));
+    let e = single_error(
+        &format!("[world]\nsleep_time = -1\n{BALL}"),
+        2,
+        14,
+        "world.sleep_time",
+    );
+    assert!(e.message.contains("positive"), "{e}");
+    single_error(
+        &format!("[world]\nsleep_speed = 0\n{BALL}"),
+        2,
+        15,
+        "world.sleep_speed",
+    );
+    single_error(
+        &format!("[world]\nsleep = \"yes\"\n{BALL}"),
+        2,
+        9,
+        "world.sleep",
+    );
+}
