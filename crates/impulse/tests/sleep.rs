@@ -56,6 +56,19 @@ fn cube(world: &mut World, name: &str, x: f64, bottom: f64) -> BodyId {
     world.add_body(cube).unwrap()
 }
 
+/// A kinematic box of these half extents, centred at `centre`, moving along x at `speed`.
+fn moving_box(world: &mut World, name: &str, half_extents: Vec3, centre: Vec3, speed: f64) {
+    let mut slab = BodyDesc::new(name, Shape::Box { half_extents });
+    slab.motion = MotionType::Kinematic(PrescribedMotion {
+        velocity: Vec3::new(speed, 0.0, 0.0),
+        angular_velocity: Vec3::zeros(),
+        oscillations: Vec::new(),
+    });
+    slab.material = MATERIAL;
+    slab.pose = Pose::translation(centre.x, centre.y, centre.z);
+    world.add_body(slab).unwrap();
+}
+
 /// A ball of radius 2 cm on the ground, rolling along x at `speed` without slipping.
 fn rolling_ball(world: &mut World, speed: f64) -> BodyId {
     let mut ball = BodyDesc::new("ball", Shape::Sphere { radius: 2.0 });
@@ -112,19 +125,13 @@ fn an_impulse_on_a_sleeper_wakes_its_whole_island() {
         let bottom = cube(&mut world, "bottom", 0.0, 0.0);
         let top = cube(&mut world, "top", 0.0, 10.0 + EPSILON);
         // A 4 cm slab at the bottom cube's mid-height, 30 cm away, arriving at t = 1.5 s.
-        let mut pusher = BodyDesc::new(
+        moving_box(
+            &mut world,
             "pusher",
-            Shape::Box {
-                half_extents: Vec3::new(2.0, 8.0, 2.0),
-            },
+            Vec3::new(2.0, 8.0, 2.0),
+            Vec3::new(-37.0, 0.0, 5.0),
+            20.0,
         );
-        pusher.motion = MotionType::Kinematic(PrescribedMotion {
-            velocity: Vec3::new(20.0, 0.0, 0.0),
-            angular_velocity: Vec3::zeros(),
-            oscillations: Vec::new(),
-        });
-        pusher.pose = Pose::translation(-37.0, 0.0, 5.0);
-        world.add_body(pusher).unwrap();
         world.advance_to(1.4).unwrap();
         let asleep = world.body(bottom).is_asleep() && world.body(top).is_asleep();
         world.advance_to(2.5).unwrap();
@@ -165,20 +172,13 @@ fn an_impulse_on_a_sleeper_wakes_its_whole_island() {
 #[test]
 fn a_body_carried_by_a_kinematic_body_stays_awake() {
     let mut world = world(true);
-    let mut belt = BodyDesc::new(
+    moving_box(
+        &mut world,
         "belt",
-        Shape::Box {
-            half_extents: Vec3::new(100.0, 20.0, 1.0),
-        },
+        Vec3::new(100.0, 20.0, 1.0),
+        Vec3::new(0.0, 0.0, -1.0),
+        0.5,
     );
-    belt.motion = MotionType::Kinematic(PrescribedMotion {
-        velocity: Vec3::new(0.5, 0.0, 0.0),
-        angular_velocity: Vec3::zeros(),
-        oscillations: Vec::new(),
-    });
-    belt.material = MATERIAL;
-    belt.pose = Pose::translation(0.0, 0.0, -1.0);
-    world.add_body(belt).unwrap();
     let mut box_on_belt = BodyDesc::new(
         "box",
         Shape::Box {
