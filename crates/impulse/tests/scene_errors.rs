@@ -417,7 +417,7 @@ fn contact_settings_are_read_and_checked() {
 #[test]
 fn sleep_settings_are_read_and_checked() {
     let path = data_dir().join("scene.toml");
-    let scene = scene::parse(&path, &format!("{BALL}")).expect("valid scene");
+    let scene = scene::parse(&path, BALL).expect("valid scene");
     let sleep = scene.world.settings().sleep;
     assert!(sleep.enabled, "sleep is on by default");
     assert_eq!((sleep.time, sleep.speed), (0.5, None));

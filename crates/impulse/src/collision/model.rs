@@ -334,6 +334,36 @@ impl CollisionModel {
             .fold(0.0, f64::max)
     }
 
+    /// The axis about which the model is a solid of revolution, as a point on it and a unit
+    /// direction (model frame): a single cylinder or capsule (its own z axis), or an ellipsoid
+    /// with exactly two equal semi-axes (the third). `None` for anything else, spheres included
+    /// (symmetric about every axis, and spun for free already: their spin reach is zero).
+    pub fn symmetry_axis(&self) -> Option<(Point, Vec3)> {
+        let [part] = self.parts.as_slice() else {
+            return None;
+        };
+        let local = match part.convex {
+            Convex::Cylinder { .. } | Convex::Capsule { .. } => Vec3::z(),
+            Convex::Ellipsoid { radii } => {
+                let (x, y, z) = (radii.x, radii.y, radii.z);
+                if x == y && y != z {
+                    Vec3::z()
+                } else if y == z && z != x {
+                    Vec3::x()
+                } else if z == x && x != y {
+                    Vec3::y()
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        };
+        Some((
+            Point::from(part.pose.translation.vector),
+            part.pose.rotation * local,
+        ))
+    }
+
     /// Number of bounded (not half-space) parts.
     pub fn bounded_parts(&self) -> usize {
         self.parts.len() - self.half_spaces.len()

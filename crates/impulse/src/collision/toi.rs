@@ -62,8 +62,9 @@ pub enum MotionBound {
         angular_speed: f64,
         angular_growth: f64,
         reach: f64,
-        /// The world angular velocity now, and a bound on how fast it can change over the
-        /// flight (infinite when unknown): see [`MotionBound::along_by_turning`].
+        /// The world angular velocity that turns the body's supporting planes now (all of it,
+        /// or for a symmetric top its part across the axis), and a bound on how fast that can
+        /// change over the flight (infinite when unknown): see [`MotionBound::along_by_turning`].
         angular_velocity: Vec3,
         turning: f64,
         /// A speed added to the bound in every direction, so that it still holds after

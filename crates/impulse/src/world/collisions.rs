@@ -105,6 +105,8 @@ pub(crate) struct Collisions {
     /// How fast rotation about that point can move the collider's supporting planes, per unit
     /// angular speed (the core's reach for sphere-swept parts).
     spin_reach: Vec<f64>,
+    /// Free bodies that are symmetric tops.
+    symmetries: Vec<Option<Symmetry>>,
     /// Colliders with a half-space: paired with every other collider.
     unbounded: Vec<bool>,
     /// The fixed body each link hangs from, if any (they never collide).
@@ -175,6 +177,7 @@ impl Collisions {
             models: Vec::new(),
             reach: Vec::new(),
             spin_reach: Vec::new(),
+            symmetries: Vec::new(),
             unbounded: Vec::new(),
             anchors: Vec::new(),
             envelopes: Vec::new(),
@@ -221,6 +224,7 @@ impl Collisions {
         self.models = table.models;
         self.reach = table.reach;
         self.spin_reach = table.spin_reach;
+        self.symmetries = table.symmetries;
         self.anchors = table.anchors;
         // A multibody with nothing else to hit needs no motion envelopes: it flies on its own.
         for links in &mut self.link_colliders {
@@ -521,16 +525,33 @@ impl Collisions {
                 let inertia = body.principal_inertia();
                 let omega_body = s.orientation.inverse() * s.angular_velocity;
                 let torque = body.torque().norm();
-                let (angular_speed, angular_growth, turning) = if torque == 0.0 {
+                let (angular_speed, angular_growth, turning, turning_velocity) = if torque == 0.0 {
                     let speed = free_angular_speed(body);
-                    // With an allowance, impulses may raise the angular speed and so the
-                    // turning rate: only eq. 2.13 is kept.
-                    let turning = if allowance > 0.0 {
-                        f64::INFINITY
-                    } else {
-                        turning_bound(&inertia, speed)
-                    };
-                    (speed, 0.0, turning)
+                    match self.symmetries[c] {
+                        // With an allowance, impulses may raise the angular speed and so the
+                        // turning rate: only eq. 2.13 is kept.
+                        _ if allowance > 0.0 => (speed, 0.0, f64::INFINITY, s.angular_velocity),
+                        // A symmetric top: only ω⊥ turns its supporting planes (a support point
+                        // lies in the plane of the axis and the direction, so ω₃ â moves it
+                        // along the plane). Euler's equations keep ω₃ and |ω⊥|, with
+                        // |ω̇| = |I₃ − I₁|/I₁ |ω₃||ω⊥|, and the axis turns at |ω⊥|, so
+                        // |d(ω⊥)/dt| ≤ |ω₃||ω⊥| (1 + |I₃ − I₁|/I₁). A millionth of the general
+                        // bound stands for the integrator's drift from the exact motion.
+                        Some(symmetry) => {
+                            let axis = s.orientation * symmetry.axis;
+                            let spin = s.angular_velocity.dot(&axis);
+                            let across = s.angular_velocity - axis * spin;
+                            let turning = spin.abs() * across.norm() * (1.0 + symmetry.ratio)
+                                + 1e-6 * turning_bound(&inertia, speed);
+                            (speed, 0.0, turning * (1.0 + 1e-9), across)
+                        }
+                        None => (
+                            speed,
+                            0.0,
+                            turning_bound(&inertia, speed),
+                            s.angular_velocity,
+                        ),
+                    }
                 } else {
                     // |ω| ≤ |L| / I_min and |L| grows at most at |τ| (momentum bound, eq. 2.4).
                     let momentum = inertia.component_mul(&omega_body).norm();
@@ -538,6 +559,7 @@ impl Collisions {
                         momentum / inertia.min(),
                         torque / inertia.min(),
                         f64::INFINITY,
+                        s.angular_velocity,
                     )
                 };
                 MotionBound::Ballistic {
@@ -546,7 +568,7 @@ impl Collisions {
                     angular_speed,
                     angular_growth,
                     reach: self.spin_reach[c],
-                    angular_velocity: s.angular_velocity,
+                    angular_velocity: turning_velocity,
                     turning,
                     allowance,
                 }
@@ -1376,6 +1398,49 @@ pub(crate) struct ColliderTable {
     pub spin_reach: Vec<f64>,
     /// The fixed body (collider index) a root link hangs from.
     pub anchors: Vec<Option<usize>>,
+    /// Free bodies that are symmetric tops (see [`Symmetry`]).
+    pub symmetries: Vec<Option<Symmetry>>,
+}
+
+/// A free body whose collision geometry is a solid of revolution about an axis through its
+/// centre of mass, with inertia symmetric about that axis (moment `I₃` along it, `I₁` across).
+/// Spin about the axis moves no supporting plane of it, and torque-free it keeps both its spin
+/// `ω₃` and the size of the rest of its angular velocity, `|ω⊥|` (Euler's equations for a
+/// symmetric top), so a rolling wheel or coin gets a turning bound of its wobble alone (see
+/// `Collisions::motion_bound`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Symmetry {
+    /// The axis, in the body (principal) frame.
+    axis: Vec3,
+    /// `|I₃ − I₁| / I₁`.
+    ratio: f64,
+}
+
+impl Symmetry {
+    /// The symmetry of a free body with this collision model, if it is a symmetric top.
+    fn of(body: &RigidBody, model: &CollisionModel) -> Option<Self> {
+        if !body.is_dynamic() {
+            return None;
+        }
+        let (point, axis) = model.symmetry_axis()?;
+        let mass = body.mass_properties();
+        let offset = point - mass.center_of_mass;
+        let size = model.reach_from(&mass.center_of_mass);
+        if (offset - axis * offset.dot(&axis)).norm() > 1e-9 * size {
+            return None; // the axis misses the centre of mass (point masses)
+        }
+        let inertia = mass.inertia;
+        let along = axis.dot(&(inertia * axis));
+        let across = 0.5 * (inertia.trace() - along);
+        let top = Mat3::identity() * across + axis * axis.transpose() * (along - across);
+        if (inertia - top).norm() > 1e-9 * inertia.trace() || across <= 0.0 {
+            return None;
+        }
+        Some(Self {
+            axis: body.body_to_model().rotation.inverse() * axis,
+            ratio: (along - across).abs() / across,
+        })
+    }
 }
 
 impl ColliderTable {
@@ -1387,10 +1452,16 @@ impl ColliderTable {
             reach: Vec::new(),
             spin_reach: Vec::new(),
             anchors: Vec::new(),
+            symmetries: Vec::new(),
         };
         let push = |table: &mut Self, collider, model: CollisionModel, centre, anchor| {
             table.reach.push(model.reach_from(&centre));
             table.spin_reach.push(model.spin_reach_from(&centre));
+            let symmetry = match collider {
+                Collider::Body(id) => Symmetry::of(&bodies[id.0], &model),
+                Collider::Link(..) => None,
+            };
+            table.symmetries.push(symmetry);
             table.models.push(model);
             table.colliders.push(collider);
             table.anchors.push(anchor);
@@ -1591,6 +1662,55 @@ impl Participants<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dynamics::{BodyDesc, PlacedShape};
+    use crate::geometry::Shape;
+    use crate::integrate::Tolerance;
+    use crate::math::Quat;
+
+    fn symmetry(shapes: Vec<PlacedShape>, point_masses: Vec<(f64, Point)>) -> Option<Symmetry> {
+        let mut desc = BodyDesc::new("body", Shape::Sphere { radius: 1.0 });
+        desc.shapes = shapes;
+        desc.point_masses = point_masses;
+        let body = RigidBody::new(desc, 0.0, Vec3::zeros(), Tolerance::default()).unwrap();
+        Symmetry::of(&body, &CollisionModel::from_shapes(body.shapes()))
+    }
+
+    #[test]
+    fn symmetric_tops_are_solids_of_revolution_with_symmetric_inertia() {
+        let tilted = |shape: Shape| PlacedShape {
+            shape,
+            pose: Pose::from_parts(
+                Vec3::new(0.3, -0.2, 0.1).into(),
+                Quat::from_scaled_axis(Vec3::new(0.4, 0.2, -0.3)),
+            ),
+            density: None,
+        };
+        let cylinder = Shape::Cylinder {
+            radius: 1.0,
+            half_height: 0.1,
+        };
+        // A coin, placed anywhere: its axis, in the principal frame, and the moments' ratio
+        // |I₃ − I₁| / I₁ with I₃ = m r²/2, I₁ = m (3 r² + h²)/12 (h = 0.2): 0.9868.
+        let top = symmetry(vec![tilted(cylinder.clone())], Vec::new()).expect("a symmetric top");
+        assert!((top.axis.norm() - 1.0).abs() < 1e-12);
+        let (i3, i1) = (0.5, (3.0 + 0.04) / 12.0);
+        assert!((top.ratio - (i3 - i1) / i1).abs() < 1e-9, "{}", top.ratio);
+        // Ellipsoids of revolution are; a triaxial one, a sphere, a box are not.
+        let ellipsoid = |radii: Vec3| symmetry(vec![tilted(Shape::Ellipsoid { radii })], vec![]);
+        assert!(ellipsoid(Vec3::new(1.0, 2.0, 1.0)).is_some());
+        assert!(ellipsoid(Vec3::new(1.0, 2.0, 3.0)).is_none());
+        assert!(ellipsoid(Vec3::repeat(1.0)).is_none());
+        let cube = Shape::Box {
+            half_extents: Vec3::repeat(1.0),
+        };
+        assert!(symmetry(vec![tilted(cube)], Vec::new()).is_none());
+        // A point mass off the axis moves the centre of mass off it; one on the axis keeps
+        // the symmetry; two parts are not one solid of revolution.
+        let coin = PlacedShape::new(cylinder);
+        assert!(symmetry(vec![coin.clone()], vec![(0.5, Point::new(0.5, 0.0, 0.0))]).is_none());
+        assert!(symmetry(vec![coin.clone()], vec![(0.5, Point::new(0.0, 0.0, 0.05))]).is_some());
+        assert!(symmetry(vec![coin.clone(), coin], Vec::new()).is_none());
+    }
 
     #[test]
     fn extrapolating_a_geometric_sweep_takes_its_whole_sum() {
