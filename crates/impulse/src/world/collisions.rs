@@ -1057,7 +1057,10 @@ impl Collisions {
             scale = factor;
         }
         let impulse = frame * (outcome.impulse * scale);
-        let woken = [a, b].map(|c| self.islands[c]);
+        let mut woken = [a, b].map(|c| self.islands[c]);
+        if woken[0] == woken[1] {
+            woken[1] = None; // one island, woken once
+        }
         world.apply_impulse(ca, t, &impulse, &point)?;
         world.apply_impulse(cb, t, &-impulse, &point)?;
         self.touches.insert(p, t);
