@@ -144,7 +144,7 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
         std::fs::write(&csv_path, format_csv(&rows))
             .map_err(|e| format!("cannot write {}: {e}", csv_path.display()))?;
         let json_path = out.join("table7_1.json");
-        let text = serde_json::to_string_pretty(&to_json(&rows, &skipped))
+        let text = serde_json::to_string_pretty(&to_json(&rows, &skipped, !args.no_sleep))
             .map_err(|e| format!("cannot format the table: {e}"))?;
         std::fs::write(&json_path, text + "\n")
             .map_err(|e| format!("cannot write {}: {e}", json_path.display()))?;
@@ -277,7 +277,7 @@ fn format_csv(rows: &[Row]) -> String {
     text
 }
 
-fn to_json(rows: &[Row], skipped: &[String]) -> serde_json::Value {
+fn to_json(rows: &[Row], skipped: &[String], sleep: bool) -> serde_json::Value {
     let rows: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -298,6 +298,7 @@ fn to_json(rows: &[Row], skipped: &[String]) -> serde_json::Value {
         .collect();
     json!({
         "source": "Mirtich 1996, Table 7.1 (SGI Indigo II, 200 MHz R4400)",
+        "sleep": if sleep { "as each scene sets it" } else { "off" },
         "rows": rows,
         "skipped": skipped,
     })
