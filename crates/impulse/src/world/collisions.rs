@@ -1184,9 +1184,9 @@ impl Collisions {
                 continue;
             }
             *may = true;
+            // (Sampled at `t` by the box refresh that calls this.)
             if !body.is_asleep() {
-                world.sample(self.colliders[c], t)?;
-                let moved = self.stillness[c].distance(&world.bodies[id.0], self.reach[c]);
+                let moved = self.stillness[c].distance(body, self.reach[c]);
                 if moved > drift || self.speed(c, world) > ceiling {
                     self.stillness[c] = self.still_from(c, t, world);
                 }
