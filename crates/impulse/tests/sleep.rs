@@ -254,3 +254,28 @@ fn output_rate_does_not_perturb_sleep() {
     assert_eq!(coarse, fine);
     assert_eq!(counters["sleeps"], fine_counters["sleeps"]);
 }
+
+/// Adding a body to a world whose bodies sleep rebuilds the collision loop, which wakes every
+/// sleeper at rest: a ball dropped from 20 cm onto a sleeping cube then lands on it (rather
+/// than passing through a body the new loop knew nothing asleep about), nothing penetrates, and
+/// the cube and ball settle and sleep again.
+#[test]
+fn adding_a_body_wakes_the_sleepers_and_they_settle_again() {
+    let mut world = world(true);
+    ground(&mut world);
+    let cube = cube(&mut world, "cube", 0.0, 0.0);
+    world.advance_to(1.0).unwrap();
+    assert!(world.body(cube).is_asleep());
+    let mut ball = BodyDesc::new("ball", Shape::Sphere { radius: 2.0 });
+    ball.material = MATERIAL;
+    ball.pose = Pose::translation(0.0, 0.0, 30.0);
+    let ball = world.add_body(ball).unwrap();
+    world.advance_to(1.01).unwrap();
+    assert!(!world.body(cube).is_asleep(), "the rebuild wakes the cube");
+    world.advance_to(4.0).unwrap();
+    assert!(world.max_penetration() <= EPSILON);
+    // The ball rests on the cube's top (10 cm up, plus its radius, within the envelopes).
+    let z = world.body(ball).state().position.z;
+    assert!((z - 12.0).abs() < 3.0 * EPSILON, "ball at z = {z}");
+    assert!(world.body(ball).is_asleep() && world.body(cube).is_asleep());
+}
