@@ -12,7 +12,9 @@
 //! at each period boundary every moving body's box over the coming period is recomputed, new
 //! candidate pairs enter the heap, and pairs that stopped being candidates leave it when they
 //! next come up (the thesis's hysteresis, Fig. 2.15). Bodies with a half-space (the ground) are
-//! unbounded: they pair with every other body.
+//! unbounded: they pair with every other body. After each refresh, islands of bodies that have
+//! stayed still fall asleep (see [`super::sleep`]): pairs of which neither side can move leave
+//! the heap, and an impulse on a sleeper wakes its island.
 //!
 //! What collides are *colliders*: rigid bodies and the links of multibodies (hybrid
 //! simulation, Mirtich ch. 5). A link's motion is bounded by its multibody's
