@@ -855,6 +855,7 @@ impl Collisions {
         self.free_motion(c, world).map(|now| Anchor {
             time: t,
             velocity: now.velocity,
+            acceleration: now.acceleration,
             angular_speed: now.angular_speed,
             allowance,
         })
@@ -875,7 +876,12 @@ impl Collisions {
         let Some(anchor) = anchors[usize::from(q.0 != c)] else {
             return false;
         };
-        let expected = anchor.velocity + now.acceleration * (t - anchor.time);
+        // The bound integrated the flight's acceleration: a body that fell asleep (or woke)
+        // since has another, and its pairs are checked again.
+        if now.acceleration != anchor.acceleration {
+            return false;
+        }
+        let expected = anchor.velocity + anchor.acceleration * (t - anchor.time);
         let linear = (now.velocity - expected).norm();
         let angular = (now.angular_speed - anchor.angular_speed).max(0.0);
         linear + self.spin_reach[c] * angular <= anchor.allowance
@@ -1244,12 +1250,13 @@ impl Collisions {
 const ALLOWANCE: f64 = 4.0;
 const ALLOWANCE_DISTANCE: f64 = 2.0;
 
-/// The motion an allowance is measured from: a free body's velocity and angular-speed bound
-/// at the time its pair's check was set.
+/// The motion an allowance is measured from: a free body's velocity, acceleration and
+/// angular-speed bound at the time its pair's check was set.
 #[derive(Clone, Copy, Debug)]
 struct Anchor {
     time: f64,
     velocity: Vec3,
+    acceleration: Vec3,
     angular_speed: f64,
     allowance: f64,
 }
