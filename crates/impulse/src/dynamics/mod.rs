@@ -487,9 +487,8 @@ impl RigidBody {
 
     /// Puts a dynamic body to sleep: its velocities become zero and it stays where it is, out
     /// of gravity's pull, as if fixed, until [`RigidBody::wake`] or an impulse. The world does
-    /// this to an island of bodies that has stayed slow long enough (see `world::collisions`,
-    /// "Sleep"); its supports then carry it without the microcollisions that resting contact
-    /// otherwise takes.
+    /// this to an island of bodies that has stayed still long enough (see `world::sleep`); its
+    /// supports then carry it without the microcollisions that resting contact otherwise takes.
     pub(crate) fn fall_asleep(&mut self) {
         if !self.is_dynamic() || self.asleep {
             return;

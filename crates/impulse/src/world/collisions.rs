@@ -88,7 +88,7 @@ pub struct LoopCounters {
     /// Responses of a wedge's slowly converging cascade that took the rest of its geometric
     /// series at once (see `Collisions::collide`).
     pub extrapolated_sweeps: u64,
-    /// Islands put to sleep, and sleeping islands woken by an impulse (see "Sleep").
+    /// Islands put to sleep, and sleeping islands woken by an impulse (see `world::sleep`).
     pub sleeps: u64,
     pub wakes: u64,
 }
@@ -140,7 +140,7 @@ pub(crate) struct Collisions {
     allowances: FastMap<Pair, [Option<Anchor>; 2]>,
     /// The heap pairs of each collider.
     pairs_of: Vec<FastSet<Pair>>,
-    /// Per collider, where it has stayed since when (see "Sleep").
+    /// Per collider, where it has stayed since when (see `world::sleep`).
     stillness: Vec<Stillness>,
     /// Per pair, the last time its contact took an impulse: the edges of the islands.
     touches: FastMap<Pair, f64>,
@@ -416,6 +416,21 @@ impl Collisions {
         self.unbounded[p.0] || self.unbounded[p.1] || self.broad.is_candidate(p)
     }
 
+    /// Renews collider `c`'s box in the broad phase (if it has a bounded part): swept from `t`
+    /// to the period's end under its motion now.
+    fn renew_box(
+        &mut self,
+        c: usize,
+        t: f64,
+        world: &Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        if self.bounded(c) {
+            let aabb = self.checked_swept_box(c, world, t, self.period_end)?;
+            self.broad.set(c, aabb);
+        }
+        Ok(())
+    }
+
     /// Box swept by collider `c` (sampled at time `from`) until `until`, which must be
     /// finite: a motion too large to bound stops the run.
     fn checked_swept_box(
@@ -666,10 +681,7 @@ impl Collisions {
         }
         for k in 0..self.link_colliders[m].len() {
             let c = self.link_colliders[m][k];
-            if self.bounded(c) {
-                let aabb = self.checked_swept_box(c, world, t, self.period_end)?;
-                self.broad.set(c, aabb);
-            }
+            self.renew_box(c, t, world)?;
         }
         Ok(())
     }
@@ -1097,10 +1109,7 @@ impl Collisions {
             match self.colliders[c] {
                 Collider::Body(id) => {
                     if world.bodies[id.0].is_dynamic() {
-                        if self.bounded(c) {
-                            let aabb = self.checked_swept_box(c, world, t, self.period_end)?;
-                            self.broad.set(c, aabb);
-                        }
+                        self.renew_box(c, t, world)?;
                         changed.push(c);
                     }
                 }
@@ -1147,10 +1156,7 @@ impl Collisions {
             if let Collider::Body(id) = self.colliders[c] {
                 world.wake(id, t)?;
             }
-            if self.bounded(c) {
-                let aabb = self.checked_swept_box(c, world, t, self.period_end)?;
-                self.broad.set(c, aabb);
-            }
+            self.renew_box(c, t, world)?;
         }
         self.counters.wakes += 1;
         Ok(members)
@@ -1221,10 +1227,7 @@ impl Collisions {
                 continue;
             }
             world.bodies[id.0].fall_asleep();
-            if self.bounded(c) {
-                let aabb = self.checked_swept_box(c, world, t, self.period_end)?;
-                self.broad.set(c, aabb);
-            }
+            self.renew_box(c, t, world)?;
             fell.push(c);
         }
         if fell.is_empty() {
