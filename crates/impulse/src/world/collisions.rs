@@ -864,11 +864,9 @@ impl Collisions {
     /// Collider `c`'s motion at `t`, which an allowance is measured from (`None` for a link:
     /// only free bodies get allowances).
     fn anchor(&self, c: usize, t: f64, allowance: f64, world: &Participants<'_>) -> Option<Anchor> {
-        self.free_motion(c, world).map(|now| Anchor {
+        self.free_motion(c, world).map(|motion| Anchor {
             time: t,
-            velocity: now.velocity,
-            acceleration: now.acceleration,
-            angular_speed: now.angular_speed,
+            motion,
             allowance,
         })
     }
@@ -890,12 +888,13 @@ impl Collisions {
         };
         // The bound integrated the flight's acceleration: a body that fell asleep (or woke)
         // since has another, and its pairs are checked again.
-        if now.acceleration != anchor.acceleration {
+        let then = &anchor.motion;
+        if now.acceleration != then.acceleration {
             return false;
         }
-        let expected = anchor.velocity + anchor.acceleration * (t - anchor.time);
+        let expected = then.velocity + then.acceleration * (t - anchor.time);
         let linear = (now.velocity - expected).norm();
-        let angular = (now.angular_speed - anchor.angular_speed).max(0.0);
+        let angular = (now.angular_speed - then.angular_speed).max(0.0);
         linear + self.spin_reach[c] * angular <= anchor.allowance
     }
 
@@ -1253,18 +1252,17 @@ impl Collisions {
 const ALLOWANCE: f64 = 4.0;
 const ALLOWANCE_DISTANCE: f64 = 2.0;
 
-/// The motion an allowance is measured from: a free body's velocity, acceleration and
-/// angular-speed bound at the time its pair's check was set.
+/// The motion an allowance is measured from: a free body's motion at the time its pair's check
+/// was set.
 #[derive(Clone, Copy, Debug)]
 struct Anchor {
     time: f64,
-    velocity: Vec3,
-    acceleration: Vec3,
-    angular_speed: f64,
+    motion: FreeMotion,
     allowance: f64,
 }
 
-/// A free body's motion, as an allowance compares it with its anchor.
+/// A free body's velocity, acceleration and angular-speed bound, as an allowance compares them
+/// with its anchor's.
 #[derive(Clone, Copy, Debug)]
 struct FreeMotion {
     velocity: Vec3,
