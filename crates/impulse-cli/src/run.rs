@@ -62,6 +62,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         duration: duration.unwrap_or(scene.duration),
         frame_rate: fps.unwrap_or(scene.output_rate),
     };
+    options.check()?;
     let stem = args
         .scene
         .file_stem()

@@ -125,6 +125,15 @@ fn duration_and_fps_override_the_scene() {
     let bad = impulse(&["run", "scenes/free/kinematic.toml", "--fps", "0"]);
     assert_eq!(bad.status.code(), Some(1));
     assert!(text(&bad.stderr).contains("--fps must be a positive number"));
+    // Regression: an output rate of 1e308 overflowed the frame list's allocation (a panic);
+    // a run may write at most 1e7 frames.
+    let bad = impulse(&["run", "scenes/free/kinematic.toml", "--fps", "1e9"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let message = text(&bad.stderr);
+    assert!(
+        message.contains("would write") && message.contains("at most 1e7"),
+        "{message}"
+    );
 }
 
 #[test]

@@ -40,6 +40,10 @@ pub fn is_finite_vec(v: &Vec3) -> bool {
 /// in ascending order and each axis has its largest-magnitude component positive (the third is
 /// flipped if needed to keep the frame right-handed).
 pub fn principal_axes(inertia: &Mat3) -> (Vec3, Quat) {
+    if !inertia.iter().all(|c| c.is_finite()) {
+        // No axes to find; the non-finite moments tell the caller (bodies refuse them first).
+        return (inertia.diagonal(), Quat::identity());
+    }
     let scale = inertia.diagonal().abs().max().max(f64::MIN_POSITIVE);
     let off_diagonal = inertia[(0, 1)]
         .abs()
@@ -66,8 +70,25 @@ pub fn principal_axes(inertia: &Mat3) -> (Vec3, Quat) {
         let third: Vec3 = -axes.column(2).into_owned();
         axes.set_column(2, &third);
     }
-    let rotation = nalgebra::Rotation3::from_matrix(&axes);
+    // The axes are orthonormal already, so this converges at once; the bound on its
+    // iterations (nalgebra's default has none) keeps a rounding-damaged frame from looping.
+    let rotation = nalgebra::Rotation3::from_matrix_eps(
+        &axes,
+        f64::EPSILON,
+        100,
+        nalgebra::Rotation3::identity(),
+    );
     (moments, Quat::from_rotation_matrix(&rotation))
+}
+
+/// `x` as people read it in a message: plain for ordinary magnitudes, in exponent form for
+/// very large or small ones (`1e-12`, not `0.000000000001`).
+pub fn readable(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-4..1e6).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
 }
 
 /// An orthonormal pair `(t1, t2)` completing `n` (unit) to a right-handed frame `(t1, t2, n)`.
@@ -106,6 +127,21 @@ mod tests {
         let rebuilt = a * Mat3::from_diagonal(&moments) * a.transpose();
         assert!((rebuilt - inertia).norm() < 1e-12);
         assert!((a.determinant() - 1.0).abs() < 1e-12);
+    }
+
+    /// Regression: an overflowed inertia (a 1e308 mass) made nalgebra's rotation fitting loop
+    /// for ever on NaN axes, hanging `impulse check`.
+    #[test]
+    fn non_finite_tensor_returns_at_once() {
+        let mut inertia = Mat3::from_diagonal(&Vec3::new(1.0, 2.0, 3.0));
+        inertia[(0, 1)] = f64::INFINITY;
+        inertia[(1, 0)] = f64::INFINITY;
+        let (moments, axes) = principal_axes(&inertia);
+        assert_eq!(moments, Vec3::new(1.0, 2.0, 3.0));
+        assert_eq!(axes, Quat::identity());
+        assert_eq!(readable(1e-12), "1e-12");
+        assert_eq!(readable(30.0), "30");
+        assert_eq!(readable(8e8), "8e8");
     }
 
     #[test]

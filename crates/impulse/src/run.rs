@@ -7,6 +7,7 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
+use crate::math::readable;
 use crate::output::{
     EnergySummary, Summary, TrajectoryWriter, body_summaries, multibody_summaries,
 };
@@ -21,6 +22,29 @@ pub struct RunOptions {
     pub duration: f64,
     /// Output frames per unit of simulated time.
     pub frame_rate: f64,
+}
+
+/// Most output frames a run may write: at 60 frames a second, 46 hours of simulated time.
+/// (One body's trajectory alone is then about a gigabyte of CSV.)
+pub const MAX_FRAMES: f64 = 1e7;
+
+impl RunOptions {
+    /// Checks that the run records a bounded number of frames ([`MAX_FRAMES`]); the message
+    /// says how many it would write.
+    pub fn check(&self) -> Result<(), String> {
+        let frames = self.duration * self.frame_rate;
+        if frames.is_finite() && frames <= MAX_FRAMES {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} time units at {} frames per unit would write {} output frames; at most \
+                 {MAX_FRAMES:e} are allowed (lower the output rate)",
+                readable(self.duration),
+                readable(self.frame_rate),
+                readable(frames.round())
+            ))
+        }
+    }
 }
 
 /// The frame times of a run: `0, 1/rate, 2/rate, …` up to the duration, whose own frame is

@@ -195,6 +195,30 @@ fn overflowing_spin_is_rejected_when_the_body_is_added() {
 }
 
 #[test]
+fn bad_shape_dimensions_are_refused_when_the_body_is_added() {
+    // Built through the API, not a scene file: a negative radius and a box too thin for its
+    // corners to span a volume (it panicked in the collision model) are errors naming the body.
+    for (shape, expected) in [
+        (Shape::Sphere { radius: -1.0 }, "radius must be a positive"),
+        (
+            Shape::Box {
+                half_extents: Vec3::new(5e-13, 15.0, 0.5),
+            },
+            "thinner than 1e-6",
+        ),
+    ] {
+        let mut w = world(Vec3::new(0.0, 0.0, -9.81));
+        let error = w.add_body(BodyDesc::new("sliver", shape)).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("sliver") && message.contains(expected),
+            "{message}"
+        );
+        assert!(w.bodies().is_empty());
+    }
+}
+
+#[test]
 fn unintegrable_spin_stops_the_run_with_an_error_naming_the_body() {
     // A spin of 1e20 rad/s needs steps below 1e-21 s, under what f64 time can resolve: the
     // integrator must give up with an error naming the body, never loop or emit NaN.

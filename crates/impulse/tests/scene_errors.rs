@@ -449,3 +449,74 @@ fn sleep_settings_are_read_and_checked() {
         "world.sleep",
     );
 }
+
+/// Regression (found by mutating `scenes/hybrid/see_saw.toml`): a box 1e-12 thick and 30 long
+/// reached the collision model, whose convex hull found no volume in its corners, and the
+/// loader panicked. Primitives thinner than `MIN_PROPORTION` (1e-6) of their size are errors.
+#[test]
+fn a_box_too_thin_to_have_a_volume_is_an_error_not_a_panic() {
+    let body = |shape: &str| format!("[[bodies]]\nname = \"b\"\nshape = {shape}\nmass = 1\n");
+    let e = single_error(
+        &body("{ type = \"box\", size = [1e-12, 30, 1] }"),
+        3,
+        9,
+        "bodies[0].shape",
+    );
+    assert!(e.message.contains("1e-12 thick and 30 across"), "{e}");
+    for thin in [
+        "{ type = \"cylinder\", radius = 30, height = 1e-12 }",
+        "{ type = \"ellipsoid\", radii = [30, 1, 1e-9] }",
+        "{ type = \"capsule\", radius = 1e-9, length = 30 }",
+    ] {
+        let e = single_error(&body(thin), 3, 9, "bodies[0].shape");
+        assert!(e.message.contains("thinner than 1e-6"), "{e}");
+    }
+    // As thin as 1e-5 of the size (a sheet 0.3 mm thick and 30 m long) is accepted, and so is
+    // a multibody link's thin box.
+    assert!(errors(&body("{ type = \"box\", size = [3e-4, 30, 1] }")).is_empty());
+    let link = "[[multibodies]]\nname = \"m\"\n[[multibodies.links]]\nname = \"plank\"\n\
+                shape = { type = \"box\", size = [SIZE, 30, 1] }\nmass = 1\n\
+                [[multibodies.joints]]\nname = \"j\"\ntype = \"revolute\"\nparent = \"world\"\n\
+                child = \"plank\"\naxis = [0, 1, 0]\n";
+    assert!(errors(&link.replace("SIZE", "0.1")).is_empty());
+    let e = single_error(
+        &link.replace("SIZE", "1e-12"),
+        5,
+        9,
+        "multibodies[0].links[0].shape",
+    );
+    assert!(e.message.contains("thinner than 1e-6"), "{e}");
+}
+
+/// Regressions found by mutating the shipped scenes: a 1e308 output rate panicked allocating
+/// the frame list, and a 1e308 mass or density, or a shape 1e308 from its link's origin, made
+/// an infinite inertia whose principal axes never converged (`impulse check` hung).
+#[test]
+fn overflowing_numbers_are_errors_not_hangs_or_panics() {
+    let world = "[world]\nduration = 0.8\noutput_rate = 1e308\n";
+    let e = single_error(&format!("{world}{BALL}"), 3, 15, "world.output_rate");
+    assert!(e.message.contains("at most 1e7"), "{e}");
+    for (text, key) in [
+        (
+            BALL.replace("density = 1000", "density = 1e308")
+                .replace("radius = 0.1", "radius = 100"),
+            "bodies[0]",
+        ),
+        (
+            BALL.replace("density = 1000", "mass = 1e308")
+                .replace("radius = 0.1", "radius = 100"),
+            "bodies[0]",
+        ),
+        (
+            "[[bodies]]\nname = \"pair\"\nshapes = [\n  { type = \"sphere\", radius = 0.1 },\n  \
+             { type = \"sphere\", radius = 0.1, position = [0, 1e300, 0] },\n]\ndensity = 1\n"
+                .to_string(),
+            "bodies[0]",
+        ),
+    ] {
+        let errors = errors(&text);
+        assert_eq!(errors.len(), 1, "{errors:#?}");
+        assert_eq!(errors[0].key, key, "{}", errors[0]);
+        assert!(errors[0].message.contains("the inertia"), "{}", errors[0]);
+    }
+}

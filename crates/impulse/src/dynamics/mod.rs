@@ -14,7 +14,7 @@ pub use prescribed::{Oscillation, PrescribedMotion};
 
 use std::fmt;
 
-use crate::geometry::{MassProperties, Shape};
+use crate::geometry::{MassProperties, Shape, ShapeError};
 use crate::integrate::{IntegrationError, Tolerance};
 use crate::math::{Mat3, Point, Pose, Quat, Vec3, is_finite_vec, pose};
 
@@ -177,6 +177,12 @@ pub enum BodyError {
     BadMaterial { what: &'static str, value: f64 },
     /// The initial state cannot be integrated.
     Integration(IntegrationError),
+    /// Shape `index` (in the body's list) has bad dimensions.
+    Shape {
+        index: usize,
+        kind: &'static str,
+        error: ShapeError,
+    },
 }
 
 impl fmt::Display for BodyError {
@@ -197,11 +203,24 @@ impl fmt::Display for BodyError {
             ),
             Self::BadMaterial { what, value } => write!(f, "{what} {value} is out of range"),
             Self::Integration(e) => e.fmt(f),
+            Self::Shape { index, kind, error } => write!(f, "shape {index} ({kind}): {error}"),
         }
     }
 }
 
 impl std::error::Error for BodyError {}
+
+/// Checks every shape's dimensions ([`Shape::check`]).
+pub(crate) fn check_shapes(shapes: &[PlacedShape]) -> Result<(), BodyError> {
+    for (index, placed) in shapes.iter().enumerate() {
+        placed.shape.check().map_err(|error| BodyError::Shape {
+            index,
+            kind: placed.shape.kind(),
+            error,
+        })?;
+    }
+    Ok(())
+}
 
 /// A rigid body.
 #[derive(Clone, Debug)]
@@ -249,6 +268,7 @@ impl RigidBody {
         if desc.shapes.is_empty() {
             return Err(BodyError::NoShapes);
         }
+        check_shapes(&desc.shapes)?;
         let finite = |v: &Vec3| is_finite_vec(v);
         for (what, v) in [
             ("velocity", &desc.velocity),
@@ -658,7 +678,17 @@ pub(crate) fn body_mass_properties(desc: &BodyDesc) -> Result<MassProperties, Bo
         }
         parts.push(MassProperties::point_mass(mass, position));
     }
-    Ok(MassProperties::combine(&parts))
+    let combined = MassProperties::combine(&parts);
+    let finite = combined.mass.is_finite()
+        && combined.center_of_mass.coords.iter().all(|c| c.is_finite())
+        && combined.inertia.iter().all(|c| c.is_finite());
+    if !finite {
+        return Err(BodyError::NonFinite {
+            what: "the inertia (mass × size², here too large: check the mass, density, \
+                   point masses, sizes and shape offsets)",
+        });
+    }
+    Ok(combined)
 }
 
 #[cfg(test)]

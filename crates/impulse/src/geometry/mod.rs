@@ -14,4 +14,4 @@ pub use mass::{MassProperties, VolumeIntegrals};
 pub use mesh::{MeshDefect, PolygonMesh};
 pub use mesh_io::{MeshFileError, read_mesh, read_solid_mesh};
 pub use polyhedron::{DecompositionSettings, Polyhedron};
-pub use shape::{Aabb, Shape};
+pub use shape::{Aabb, MIN_PROPORTION, Shape, ShapeError};

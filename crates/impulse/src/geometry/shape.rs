@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::convex::ConvexPolyhedron;
 use super::mass::MassProperties;
 use super::polyhedron::Polyhedron;
-use crate::math::{Mat3, Point, Pose, Vec3};
+use crate::math::{Mat3, Point, Pose, Vec3, readable};
 
 /// A solid in its own frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,7 +63,111 @@ impl Aabb {
     }
 }
 
+/// The thinnest a primitive may be, as a fraction of its largest dimension. Below it a box's
+/// corners no longer span a volume the convex hull can resolve (1e-9 of its size), and contact
+/// normals on the thin sides are ill-conditioned. A sheet of paper is 3e-4 of a page.
+pub const MIN_PROPORTION: f64 = 1e-6;
+
+/// Why a shape cannot be simulated as given.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShapeError {
+    /// A dimension is not a positive finite number (a capsule's length may be zero).
+    Dimension {
+        /// Which dimension ("radius", "half-extent x", ...).
+        what: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// The shape is thinner than [`MIN_PROPORTION`] of its largest dimension.
+    TooThin {
+        /// The smallest and largest dimensions (edge lengths, diameters).
+        thinnest: f64,
+        largest: f64,
+    },
+}
+
+impl std::fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Dimension { what, value } => {
+                write!(
+                    f,
+                    "its {what} must be a positive finite number, got {value}"
+                )
+            }
+            Self::TooThin { thinnest, largest } => write!(
+                f,
+                "it is {} thick and {} across: a shape thinner than {MIN_PROPORTION:e} of its \
+                 size cannot be simulated reliably (make it thicker)",
+                readable(*thinnest),
+                readable(*largest)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}
+
 impl Shape {
+    /// Checks that a primitive's dimensions are positive and finite and that it is not
+    /// thinner than [`MIN_PROPORTION`] of its size. Polyhedra are checked when built, and a
+    /// half-space has no dimensions.
+    pub fn check(&self) -> Result<(), ShapeError> {
+        let positive = |what: &'static str, value: f64| {
+            if value.is_finite() && value > 0.0 {
+                Ok(())
+            } else {
+                Err(ShapeError::Dimension { what, value })
+            }
+        };
+        // Extents along three axes (edge lengths or diameters).
+        let extents = match self {
+            Self::Sphere { radius } => {
+                positive("radius", *radius)?;
+                return Ok(());
+            }
+            Self::Box { half_extents: h } => {
+                positive("half-extent x", h.x)?;
+                positive("half-extent y", h.y)?;
+                positive("half-extent z", h.z)?;
+                2.0 * h
+            }
+            Self::Cylinder {
+                radius,
+                half_height,
+            } => {
+                positive("radius", *radius)?;
+                positive("half-height", *half_height)?;
+                Vec3::new(2.0 * radius, 2.0 * radius, 2.0 * half_height)
+            }
+            Self::Capsule {
+                radius,
+                half_height,
+            } => {
+                positive("radius", *radius)?;
+                if !(half_height.is_finite() && *half_height >= 0.0) {
+                    return Err(ShapeError::Dimension {
+                        what: "half-length",
+                        value: *half_height,
+                    });
+                }
+                Vec3::new(2.0 * radius, 2.0 * radius, 2.0 * (radius + half_height))
+            }
+            Self::Ellipsoid { radii } => {
+                positive("semi-axis x", radii.x)?;
+                positive("semi-axis y", radii.y)?;
+                positive("semi-axis z", radii.z)?;
+                2.0 * radii
+            }
+            Self::Convex(_) | Self::Polyhedron(_) | Self::HalfSpace => return Ok(()),
+        };
+        let (thinnest, largest) = (extents.min(), extents.max());
+        if thinnest < MIN_PROPORTION * largest {
+            return Err(ShapeError::TooThin { thinnest, largest });
+        }
+        Ok(())
+    }
+
     /// A short lower-case name of the kind of shape ("sphere", "box", ...).
     pub fn kind(&self) -> &'static str {
         match self {

@@ -321,6 +321,7 @@ pub(crate) fn build(
         if body.shapes.is_empty() {
             return Err(link_error(BodyError::NoShapes));
         }
+        crate::dynamics::check_shapes(&body.shapes).map_err(link_error)?;
         if body
             .shapes
             .iter()

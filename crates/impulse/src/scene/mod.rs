@@ -208,6 +208,15 @@ impl<'c, 's> SceneReader<'c, 's> {
         let output_rate = get("output_rate")
             .and_then(|v| v.positive())
             .unwrap_or(60.0);
+        let frames = crate::run::RunOptions {
+            duration,
+            frame_rate: output_rate,
+        };
+        if let Err(message) = frames.check()
+            && let Some(v) = get("output_rate").or_else(|| get("duration"))
+        {
+            v.error(message);
+        }
         if let Some(eps) = get("collision_epsilon").and_then(|v| v.positive()) {
             settings.collision_epsilon = eps;
         }
@@ -606,6 +615,10 @@ impl<'c, 's> SceneReader<'c, 's> {
         };
         if matches!(shape, Shape::HalfSpace) && density.is_some() {
             t.error("a half-space has no volume, so no density");
+        }
+        if let Err(error) = shape.check() {
+            t.error(format!("this {}: {error}", shape.kind()));
+            return None;
         }
         Some(PlacedShape {
             shape,
