@@ -285,12 +285,32 @@
     }
 
 
+    // A sleeping body (at rest with its island, out of the simulation until woken) is drawn
+    // paler, as Box2D's and Jolt's debug views do.
+    const paleness = 0.6;
+    const white = new THREE.Color(0xffffff);
+    function setAsleep(group, ranges, i) {
+      const asleep = ranges.some(([first, end]) => first <= i && i < end);
+      if (group.userData.asleep === asleep) return;
+      group.userData.asleep = asleep;
+      group.traverse((object) => {
+        if (!object.isMesh || object.parent.userData.halfspace) return;
+        const material = object.material;
+        if (material.userData.awake === undefined) material.userData.awake = material.color.clone();
+        material.color.copy(material.userData.awake);
+        if (asleep) material.color.lerp(white, paleness);
+      });
+    }
+
     function show(t) {
       now = Math.min(Math.max(t, t0), tEnd);
       const i = frameBefore(now);
       const f = i + 1 < frames && times[i + 1] > times[i]
         ? (now - times[i]) / (times[i + 1] - times[i]) : 0;
-      bodyGroups.forEach((group, b) => setPose(group, data.poses[b], i, f));
+      bodyGroups.forEach((group, b) => {
+        setPose(group, data.poses[b], i, f);
+        setAsleep(group, data.asleep[b], i);
+      });
       markersShown = showEvents(now);
       $('scrub').value = String(now);
       // Enough decimals to tell frames apart (as `impulse render`'s labels).
@@ -335,6 +355,9 @@
       status.textContent = 'The run stopped early at t = ' + data.sim_time + ': ' + (data.error || data.status);
     } else {
       status.textContent = frames + ' frames, ' + data.bodies.length + ' bodies';
+      if (data.asleep.some((ranges) => ranges.length > 0)) {
+        status.textContent += '; sleeping bodies are drawn pale';
+      }
     }
     const legend = $('legend');
     data.bodies.forEach((body) => {
@@ -442,6 +465,8 @@
       isPlaying: () => playing,
       /** Collision markers on screen. */
       eventMarkerCount: () => markersShown,
+      /** Bodies drawn asleep (pale) at the current time. */
+      asleepCount: () => bodyGroups.filter((group) => group.userData.asleep).length,
       showEvents: (on) => { eventsBox.checked = on; show(now); },
     };
   }

@@ -51,6 +51,8 @@ pub struct Sample {
     pub velocity: Vec3,
     /// Angular velocity.
     pub angular_velocity: Vec3,
+    /// Whether the body is asleep (at rest, out of the simulation until woken).
+    pub asleep: bool,
 }
 
 /// One row of `events.csv`.
@@ -161,6 +163,15 @@ impl Recording {
                 s1.orientation
             });
         pose(position, orientation)
+    }
+
+    /// Whether body `b` is asleep at time `t`: as in the last frame at or before `t` (the
+    /// viewer page's rule).
+    pub fn asleep_at(&self, b: usize, t: f64) -> bool {
+        let track = &self.tracks[b];
+        let (i, f) = self.locate(t);
+        let frame = if f >= 1.0 { i + 1 } else { i };
+        track.get(frame).is_some_and(|s| s.asleep)
     }
 }
 
@@ -373,7 +384,7 @@ fn read_trajectory(
     shapes: &ShapesFile,
 ) -> Result<(Vec<f64>, Vec<Vec<Sample>>), String> {
     let text = read_text(path, "`impulse run` writes it: this is not a run directory")?;
-    let rows = csv_rows(path, &text, TRAJECTORY_HEADER, 15)?;
+    let rows = csv_rows(path, &text, TRAJECTORY_HEADER, 16)?;
     if rows.is_empty() {
         return Err(format!(
             "{}: no frames (only the header): the run recorded nothing",
@@ -386,7 +397,17 @@ fn read_trajectory(
     for (k, (line, fields)) in rows.iter().enumerate() {
         let b = k % bodies.len();
         let [t] = numbers::<1>(path, *line, &fields[..1])?;
-        let v = numbers::<13>(path, *line, &fields[2..])?;
+        let v = numbers::<13>(path, *line, &fields[2..15])?;
+        let asleep = match fields[15].as_str() {
+            "0" => false,
+            "1" => true,
+            other => {
+                return Err(format!(
+                    "{}:{line}: asleep is `{other}`, expected 0 or 1",
+                    path.display()
+                ));
+            }
+        };
         if fields[1] != bodies[b].name {
             return Err(format!(
                 "{}:{line}: body `{}`, expected `{}` (shapes.json lists the bodies in the order \
@@ -429,6 +450,7 @@ fn read_trajectory(
             orientation: Quat::from_quaternion(q),
             velocity: Vec3::new(v[7], v[8], v[9]),
             angular_velocity: Vec3::new(v[10], v[11], v[12]),
+            asleep,
         });
     }
     if rows.len() % bodies.len() != 0 {

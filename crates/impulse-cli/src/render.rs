@@ -20,6 +20,9 @@ use crate::solids::{TriMesh, tessellate};
 
 /// Vertical field of view, degrees (as the viewer page's).
 pub const FOV_Y_DEGREES: f64 = 35.0;
+/// How far a sleeping body's colour is taken towards white (as the viewer page's).
+const SLEEP_PALENESS: f64 = 0.6;
+
 /// Background colour (as the viewer page's), 8-bit sRGB.
 const BACKGROUND: [u8; 3] = [42, 47, 55];
 /// Samples per pixel along each axis (anti-aliasing).
@@ -214,10 +217,16 @@ impl<'a> SceneView<'a> {
         let mut canvas = Canvas::new(width, height, SUPERSAMPLE, camera, linear(BACKGROUND));
         for (b, body) in self.bodies.iter().enumerate() {
             let body_pose = self.recording.pose_at(b, t);
+            // Sleeping bodies pale, as on the viewer page.
+            let paint = if self.recording.asleep_at(b, t) {
+                body.color.map(|c| c + SLEEP_PALENESS * (1.0 - c))
+            } else {
+                body.color
+            };
             for (shape_pose, mesh) in &body.shapes {
                 let pose = body_pose * shape_pose;
                 match mesh {
-                    Some(mesh) => draw_mesh(&mut canvas, mesh, &pose, &Paint::Solid(body.color)),
+                    Some(mesh) => draw_mesh(&mut canvas, mesh, &pose, &Paint::Solid(paint)),
                     None => self.draw_ground(&mut canvas, &pose, body.color),
                 }
             }

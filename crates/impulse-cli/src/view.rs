@@ -95,6 +95,22 @@ fn data(recording: &Recording) -> Result<Value, String> {
                 .collect()
         })
         .collect();
+    // Per body, the frames it sleeps through as half-open ranges [first, end).
+    let asleep: Vec<Vec<[usize; 2]>> = recording
+        .tracks
+        .iter()
+        .map(|track| {
+            let mut ranges: Vec<[usize; 2]> = Vec::new();
+            for (i, s) in track.iter().enumerate() {
+                match ranges.last_mut() {
+                    Some(range) if s.asleep && range[1] == i => range[1] = i + 1,
+                    _ if s.asleep => ranges.push([i, i + 1]),
+                    _ => {}
+                }
+            }
+            ranges
+        })
+        .collect();
     let events = recording.events.as_ref().map(|events| {
         events
             .iter()
@@ -122,6 +138,7 @@ fn data(recording: &Recording) -> Result<Value, String> {
         "bodies": bodies,
         "times": recording.times,
         "poses": poses,
+        "asleep": asleep,
         "events": events,
     }))
 }

@@ -392,3 +392,68 @@ fn viewer_plays_back_tossed_parts_in_chromium() {
     let errors = browser.errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
 }
+
+/// Sleeping bodies are drawn pale: the block drop's two blocks fall asleep together at about
+/// 0.73 s (`summary.json` counts one sleep), and from then on the page draws them paler.
+#[test]
+fn viewer_draws_sleeping_bodies_pale() {
+    let Some(chromium) = find_chromium() else {
+        assert!(
+            std::env::var_os("IMPULSE_REQUIRE_BROWSER").is_none(),
+            "Chromium is required (IMPULSE_REQUIRE_BROWSER is set) but was not found"
+        );
+        eprintln!("SKIPPED: no chromium on the PATH (apt-get install chromium to run this test)");
+        return;
+    };
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser-sleep");
+    let _ = std::fs::remove_dir_all(&scratch);
+    let run = scratch.join("blocks");
+    let run_arg = run.to_str().expect("a UTF-8 path");
+    impulse(&[
+        "run",
+        "scenes/impulse/block_drop.toml",
+        "--duration",
+        "1",
+        "--out",
+        run_arg,
+        "--quiet",
+    ]);
+    impulse(&["view", run_arg]);
+    // The first frame at which the trajectory marks the blocks asleep.
+    let trajectory = std::fs::read_to_string(run.join("trajectory.csv")).unwrap();
+    let first_asleep: f64 = trajectory
+        .lines()
+        .skip(1)
+        .find(|row| row.ends_with(",1"))
+        .and_then(|row| row.split(',').next())
+        .and_then(|t| t.parse().ok())
+        .expect("the blocks fall asleep within 1 s");
+    assert!(
+        (0.5..0.9).contains(&first_asleep),
+        "asleep from {first_asleep}"
+    );
+
+    let mut browser = Browser::launch(&chromium, &scratch.join("profile"));
+    browser.open(&format!("file://{}", run.join("view.html").display()));
+    browser.eval(&format!("impulseViewer.seek({})", first_asleep - 0.05));
+    assert_eq!(browser.eval("impulseViewer.asleepCount()"), json!(0));
+    let awake = browser.view_pixels();
+    browser.eval(&format!("impulseViewer.seek({})", first_asleep + 0.05));
+    assert_eq!(browser.eval("impulseViewer.asleepCount()"), json!(2));
+    let asleep = browser.view_pixels();
+    // The blocks rest (they moved less than a pixel in the 0.1 s): what changed is their
+    // colour.
+    assert!(
+        differing(&awake, &asleep) > 500,
+        "the sleeping blocks are not drawn differently"
+    );
+    browser.eval(&format!("impulseViewer.seek({})", first_asleep - 0.05));
+    assert_eq!(browser.eval("impulseViewer.asleepCount()"), json!(0));
+    assert_eq!(
+        differing(&awake, &browser.view_pixels()),
+        0,
+        "waking did not restore the colour"
+    );
+    let errors = browser.errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}

@@ -71,11 +71,12 @@ fn run_writes_summary_and_trajectory() {
     let mut lines = trajectory.lines();
     assert_eq!(
         lines.next(),
-        Some("t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz")
+        Some("t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,asleep")
     );
     // 101 frames (100 per second for 1 s, both ends) × 9 bodies.
     assert_eq!(lines.clone().count(), 101 * 9);
-    assert!(lines.all(|l| l.split(',').count() == 15));
+    // Tossed parts in flight: none asleep.
+    assert!(lines.all(|l| l.split(',').count() == 16 && l.ends_with(",0")));
 }
 
 #[test]

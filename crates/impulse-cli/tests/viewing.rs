@@ -496,6 +496,18 @@ fn bad_run_directories_get_clear_errors_from_every_command() {
             "trajectory.csv: the header is `time,body,x",
         ),
         (
+            "bad_asleep_flag",
+            Box::new(|dir| {
+                edit(&dir.join("trajectory.csv"), |s| {
+                    let mut lines: Vec<String> = s.lines().map(str::to_string).collect();
+                    let end = lines[3].len();
+                    lines[3].replace_range(end - 2.., ",yes");
+                    lines.join("\n") + "\n"
+                })
+            }),
+            "trajectory.csv:4: asleep is `yes`, expected 0 or 1",
+        ),
+        (
             "foreign_bodies",
             Box::new(|dir| {
                 edit(&dir.join("trajectory.csv"), |s| {
@@ -585,4 +597,79 @@ fn a_run_too_far_out_to_frame_is_refused() {
         let stderr = text(&result.stderr);
         assert!(stderr.contains("too far to draw"), "{command}: {stderr}");
     }
+}
+
+/// Sleeping bodies are drawn pale in rendered frames, as on the viewer page: the block drop's
+/// blocks fall asleep together at about 0.73 s (the trajectory's `asleep` column turns to 1),
+/// and a frame just after draws them paler (every channel at least as bright) than one just
+/// before, where they lie in the same place.
+#[test]
+fn render_draws_sleeping_bodies_pale() {
+    let out = run(
+        "scenes/impulse/block_drop.toml",
+        "sleeping",
+        &["--duration", "1"],
+    );
+    let trajectory = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    assert!(trajectory.starts_with("t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,asleep\n"));
+    let asleep_from: f64 = trajectory
+        .lines()
+        .skip(1)
+        .find(|row| row.ends_with(",1"))
+        .and_then(|row| row.split(',').next())
+        .and_then(|t| t.parse().ok())
+        .expect("the blocks fall asleep within 1 s");
+    assert!(
+        (0.5..0.9).contains(&asleep_from),
+        "asleep from {asleep_from}"
+    );
+    // Once asleep, a block stays asleep to the end and its velocities are exactly zero.
+    let after: Vec<&str> = trajectory
+        .lines()
+        .skip(1)
+        .filter(|row| row.contains("block,"))
+        .filter(|row| row.split(',').next().unwrap().parse::<f64>().unwrap() >= asleep_from)
+        .collect();
+    assert!(after.len() >= 2 * 10, "{} rows", after.len());
+    for row in &after {
+        let fields: Vec<&str> = row.split(',').collect();
+        assert_eq!(fields[15], "1", "{row}");
+        assert!(
+            fields[9..15]
+                .iter()
+                .all(|v| v.parse::<f64>().unwrap() == 0.0),
+            "{row}"
+        );
+    }
+    let frame = |t: f64, name: &str| {
+        let file = out.join(name);
+        succeeds(&[
+            "render",
+            path(&out),
+            "--time",
+            &t.to_string(),
+            "--zoom",
+            "2.5",
+            "--out",
+            path(&file),
+        ]);
+        pixels(&file).2
+    };
+    let awake = frame(asleep_from - 0.05, "awake.png");
+    let asleep = frame(asleep_from + 0.05, "asleep.png");
+    let (mut changed, mut darker) = (0, 0);
+    for (a, b) in awake.chunks(3).zip(asleep.chunks(3)) {
+        if a != b {
+            changed += 1;
+            if a.iter().zip(b).any(|(x, y)| y < x) {
+                darker += 1;
+            }
+        }
+    }
+    assert!(changed > 5000, "only {changed} pixels changed");
+    // A few pixels at the blocks' edges may shift with the last 0.05 s of settling.
+    assert!(
+        darker * 50 < changed,
+        "{darker} of {changed} changed pixels got darker"
+    );
 }

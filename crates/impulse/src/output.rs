@@ -3,8 +3,10 @@
 //! Trajectory rows give, per output frame and body, the pose of the body's *model frame* (the
 //! frame its shapes and meshes are given in, as placed by the scene's `position` and
 //! `orientation`), and the velocity of its centre of mass and its angular velocity, all in world
-//! coordinates. Numbers are written in the shortest form that reads back to the same `f64`, so a
-//! trajectory is exact and runs can be compared byte for byte.
+//! coordinates, and whether the body is asleep (`1`: it has come to rest with its island and is
+//! out of the simulation until something wakes it, see [`crate::world::sleep`]; its velocities
+//! are then exactly zero). Numbers are written in the shortest form that reads back to the same
+//! `f64`, so a trajectory is exact and runs can be compared byte for byte.
 
 use std::io::{self, Write};
 
@@ -14,7 +16,7 @@ use crate::math::Vec3;
 use crate::world::{Energy, World};
 
 /// The trajectory file's header.
-pub const TRAJECTORY_HEADER: &str = "t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
+pub const TRAJECTORY_HEADER: &str = "t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,asleep";
 
 /// Writes trajectory rows as CSV.
 pub struct TrajectoryWriter<W: Write> {
@@ -49,7 +51,7 @@ impl<W: Write> TrajectoryWriter<W> {
                 line.push(',');
                 line.push_str(number.format(value));
             }
-            line.push('\n');
+            line.push_str(if body.is_asleep() { ",1\n" } else { ",0\n" });
             self.out.write_all(line.as_bytes())?;
         }
         // Multibody links, one row each, named `multibody/link`.
@@ -69,7 +71,8 @@ impl<W: Write> TrajectoryWriter<W> {
                     line.push(',');
                     line.push_str(number.format(value));
                 }
-                line.push('\n');
+                // Links do not sleep.
+                line.push_str(",0\n");
                 self.out.write_all(line.as_bytes())?;
             }
         }
