@@ -235,3 +235,31 @@ fn a_hop_on_a_hinged_link_is_refused() {
         "{errors:#?}"
     );
 }
+
+/// Regression (found by mutating `scenes/multibody/pd_arm.toml`): a controller at 1e308 updates
+/// per unit time stepped the multibody 1e-308 at a time, and the run never ended. Controllers
+/// may update at most a million times per unit time; a thousand is fine.
+#[test]
+fn a_controller_updating_absurdly_often_is_refused() {
+    let arm = |rate: &str| {
+        format!(
+            "[[multibodies]]\nname = \"arm\"\n[[multibodies.links]]\nname = \"a\"\n\
+             shape = {{ type = \"box\", size = [0.4, 0.05, 0.05] }}\nmass = 1.0\n\
+             [[multibodies.joints]]\nname = \"hinge\"\ntype = \"revolute\"\nchild = \"a\"\n\
+             axis = [0, 1, 0]\n[[multibodies.controllers]]\ntype = \"pd\"\njoint = \"hinge\"\n\
+             target = 45\nkp = 10\nkv = 1\nrate = {rate}\n"
+        )
+    };
+    assert!(
+        errors(&arm("1000")).is_empty(),
+        "{:#?}",
+        errors(&arm("1000"))
+    );
+    let errors = errors(&arm("1e308"));
+    assert!(
+        errors.iter().any(|e| e
+            .message
+            .contains("controller 0: it updates 1e308 times per unit time; at most 1e6")),
+        "{errors:#?}"
+    );
+}

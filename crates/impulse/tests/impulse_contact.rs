@@ -462,3 +462,33 @@ fn output_rate_does_not_perturb_the_event_schedule() {
     assert!(collisions > 0);
     assert_eq!(coarse, fine);
 }
+
+/// Regression (found by mutating `scenes/free/kinematic.toml`): a kinematic platter spinning at
+/// 1e300 rad/s under a falling ball bounded each collision check a few ulps after the last,
+/// and `advance_to` never returned. Events that stop advancing time now end the run with an
+/// error naming the pair; the same scene at a sane spin runs.
+#[test]
+fn motion_too_fast_to_resolve_stops_the_run_naming_the_pair() {
+    let scene = |spin: &str| {
+        format!(
+            "[world]\ngravity = [0, 0, -9.81]\n\
+             [[bodies]]\nname = \"platter\"\nmotion = \"kinematic\"\n\
+             shape = {{ type = \"cylinder\", radius = 0.15, height = 0.01 }}\n\
+             kinematic = {{ angular_velocity = [{spin}, 0, 3.5] }}\n\
+             [[bodies]]\nname = \"ball\"\nshape = {{ type = \"sphere\", radius = 0.02 }}\n\
+             density = 7800\nposition = [0.05, 0, 0.1]\n"
+        )
+    };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spin.toml");
+    let mut sane = impulse::scene::parse(&path, &scene("0")).expect("a valid scene");
+    sane.world
+        .advance_to(0.5)
+        .expect("a platter spinning at 3.5 rad/s is simulated");
+    let mut absurd = impulse::scene::parse(&path, &scene("1e300")).expect("a valid scene");
+    let error = absurd.world.advance_to(0.5).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("`platter` and `ball` move too fast"),
+        "{message}"
+    );
+}

@@ -174,6 +174,11 @@ pub struct Multibody {
     impulses: u64,
 }
 
+/// Shortest controller period: a million updates per unit time (a megahertz with time in
+/// seconds, far above any real servo loop). Each update ends an integration step, so a rate of
+/// 1e308 stepped 1e-308 at a time for ever.
+pub const MIN_CONTROLLER_PERIOD: f64 = 1e-6;
+
 impl Multibody {
     /// Builds a multibody whose description gives its state at time `t0`; `lookup` says what
     /// a joint parent that is not a link names (fixed bodies may carry a multibody).
@@ -192,6 +197,18 @@ impl Multibody {
                 return Err(BuildError::Controller {
                     index,
                     message: format!("its period must be positive and finite, got {period}"),
+                });
+            }
+            if period < MIN_CONTROLLER_PERIOD {
+                return Err(BuildError::Controller {
+                    index,
+                    message: format!(
+                        "it updates {} times per unit time; at most {} are allowed (a period \
+                         of at least {MIN_CONTROLLER_PERIOD:e}: each update is a step of the \
+                         simulation)",
+                        crate::math::readable(1.0 / period),
+                        crate::math::readable(1.0 / MIN_CONTROLLER_PERIOD)
+                    ),
                 });
             }
             controller

@@ -154,6 +154,9 @@ pub(crate) struct Collisions {
     period_end: f64,
     /// Responses at the current instant, to stop a cascade that would never end.
     instant: (f64, u64),
+    /// Where the current stretch of events began and how many it has had: events that advance
+    /// time by next to nothing mean motion too fast to resolve (see `STALL_SPAN`).
+    stall: (f64, u64),
     pub counters: LoopCounters,
     pub narrow: NarrowStats,
     pub max_penetration: f64,
@@ -202,6 +205,8 @@ impl Collisions {
             period_index: 0,
             period_end: 0.0,
             instant: (f64::NAN, 0),
+            // Finite, so that the first event starts a stretch (−∞ would give NaN bounds).
+            stall: (f64::MIN, 0),
             counters: LoopCounters::default(),
             narrow: NarrowStats::default(),
             max_penetration: 0.0,
@@ -308,6 +313,24 @@ impl Collisions {
             return Ok(());
         };
         self.counters.heap_events += 1;
+        // A million events within a trillionth of the time so far: a body spinning or falling
+        // so fast that each check bounds the next one a few ulps later (a kinematic spin of
+        // 1e300 rad/s, gravity 1e308) would go on for ever. Same-instant cascades are bounded
+        // on their own (`collide`), and stay far below this.
+        if t > self.stall.0 + STALL_SPAN * (1.0 + self.stall.0.abs()) {
+            self.stall = (t, 0);
+        } else {
+            self.stall.1 += 1;
+            if self.stall.1 > STALL_EVENTS * (1 + self.colliders.len() as u64)
+                && let Event::Pair(a, b) = event
+            {
+                return Err(SimulationError::TooFast {
+                    bodies: (world.name(self.colliders[a]), world.name(self.colliders[b])),
+                    time: t,
+                    events: self.stall.1,
+                });
+            }
+        }
         match event {
             Event::BoxRefresh => self.refresh_boxes(t, world)?,
             Event::Horizon(m) => self.renew_multibody(m, t, world)?,
@@ -1276,6 +1299,11 @@ fn free_angular_speed(body: &RigidBody) -> f64 {
     let omega_body = body.state().orientation.inverse() * body.state().angular_velocity;
     energy_bound(&body.principal_inertia(), &omega_body) * (1.0 + 1e-9)
 }
+
+/// The stall guard: more than `STALL_EVENTS` heap events per collider while time advances by
+/// less than `STALL_SPAN` of itself (plus one unit) is motion too fast to resolve.
+pub(crate) const STALL_SPAN: f64 = 1e-12;
+const STALL_EVENTS: u64 = 100_000;
 
 /// Impulses a collider may take at one instant before its contacts' responses become plain
 /// inelastic collisions, with no microcollision rebound (see `Collisions::collide`).

@@ -160,6 +160,12 @@ pub enum SimulationError {
     },
     /// Collisions at one instant keep triggering each other without end.
     NoProgress { bodies: (String, String), time: f64 },
+    /// Bodies move too fast for their collision checks to advance time.
+    TooFast {
+        bodies: (String, String),
+        time: f64,
+        events: u64,
+    },
     /// A multibody could not go on (names the joint and the time).
     Multibody {
         multibody: String,
@@ -193,6 +199,19 @@ impl fmt::Display for SimulationError {
                 f,
                 "collisions between `{}` and `{}` keep setting off others at t = {time} without end (a resting stack too tall for impulse-based contact?)",
                 bodies.0, bodies.1
+            ),
+            Self::TooFast {
+                bodies,
+                time,
+                events,
+            } => write!(
+                f,
+                "`{}` and `{}` move too fast to simulate at t = {time}: {events} collision \
+                 checks advanced time by less than {:e} of itself (is a speed, spin \
+                 or gravity far too large?)",
+                bodies.0,
+                bodies.1,
+                collisions::STALL_SPAN
             ),
         }
     }
