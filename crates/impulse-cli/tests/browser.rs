@@ -34,6 +34,21 @@ fn impulse(args: &[&str]) {
     );
 }
 
+/// The browser, or `None` after saying the test is skipped; a missing browser fails the test
+/// when `IMPULSE_REQUIRE_BROWSER` is set.
+fn chromium_or_skip() -> Option<PathBuf> {
+    let found = find_chromium();
+    if found.is_none() {
+        assert!(
+            std::env::var_os("IMPULSE_REQUIRE_BROWSER").is_none(),
+            "Chromium is required (IMPULSE_REQUIRE_BROWSER is set) but was not found: install \
+             it (apt-get install chromium) or set IMPULSE_CHROMIUM"
+        );
+        eprintln!("SKIPPED: no chromium on the PATH (apt-get install chromium to run this test)");
+    }
+    found
+}
+
 fn find_chromium() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("IMPULSE_CHROMIUM") {
         return Some(PathBuf::from(path));
@@ -278,13 +293,7 @@ fn differing(a: &[u8], b: &[u8]) -> usize {
 
 #[test]
 fn viewer_plays_back_tossed_parts_in_chromium() {
-    let Some(chromium) = find_chromium() else {
-        assert!(
-            std::env::var_os("IMPULSE_REQUIRE_BROWSER").is_none(),
-            "Chromium is required (IMPULSE_REQUIRE_BROWSER is set) but was not found: install \
-             it (apt-get install chromium) or set IMPULSE_CHROMIUM"
-        );
-        eprintln!("SKIPPED: no chromium on the PATH (apt-get install chromium to run this test)");
+    let Some(chromium) = chromium_or_skip() else {
         return;
     };
     let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser");
@@ -397,12 +406,7 @@ fn viewer_plays_back_tossed_parts_in_chromium() {
 /// 0.73 s (`summary.json` counts one sleep), and from then on the page draws them paler.
 #[test]
 fn viewer_draws_sleeping_bodies_pale() {
-    let Some(chromium) = find_chromium() else {
-        assert!(
-            std::env::var_os("IMPULSE_REQUIRE_BROWSER").is_none(),
-            "Chromium is required (IMPULSE_REQUIRE_BROWSER is set) but was not found"
-        );
-        eprintln!("SKIPPED: no chromium on the PATH (apt-get install chromium to run this test)");
+    let Some(chromium) = chromium_or_skip() else {
         return;
     };
     let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser-sleep");
