@@ -366,7 +366,11 @@ impl AdaptiveRk {
                     step: h,
                 });
             }
-            let error = self.trial_step(system, h);
+            let error = match self.n {
+                6 => self.trial_step::<S, 6>(system, h),
+                7 => self.trial_step::<S, 7>(system, h),
+                _ => self.trial_step::<S, 0>(system, h),
+            };
             if !error.is_finite() {
                 // Treat a non-finite trial as a failed step; shrink hard and retry.
                 self.steps_rejected += 1;
@@ -384,7 +388,11 @@ impl AdaptiveRk {
                 let factor = (fac11 / self.previous_error_power / SAFETY)
                     .clamp(1.0 / MAX_FACTOR, 1.0 / MIN_FACTOR);
                 self.previous_error_power = (PI_BETA * log_error.max(LOG_MIN_ERROR)).exp();
-                self.accept(system, h);
+                match self.n {
+                    6 => self.accept::<S, 6>(system, h),
+                    7 => self.accept::<S, 7>(system, h),
+                    _ => self.accept::<S, 0>(system, h),
+                }
                 self.h = h / factor;
                 self.steps_accepted += 1;
                 return Ok(());
@@ -401,17 +409,22 @@ impl AdaptiveRk {
 
     /// Computes the stages of a step of size `h` from `(t, y)`; leaves the 5th-order solution in
     /// `trial`, k7 in the last stage block, and returns the scaled error norm.
-    fn trial_step<S: OdeSystem + ?Sized>(&mut self, system: &S, h: f64) -> f64 {
-        let n = self.n;
+    ///
+    /// `N` is the dimension when it is known at compile time (0: `self.n`): the collision
+    /// integration's 6 and a free body's 7 then get loops of fixed length, unrolled and without
+    /// bounds checks, doing the same arithmetic in the same order.
+    fn trial_step<S: OdeSystem + ?Sized, const N: usize>(&mut self, system: &S, h: f64) -> f64 {
+        let n = if N == 0 { self.n } else { N };
         let t = self.t;
-        let y = &self.y;
-        let k1 = &self.f;
+        let y = &self.y[..n];
+        let k1 = &self.f[..n];
         let (k2, rest) = self.stages.split_at_mut(n);
         let (k3, rest) = rest.split_at_mut(n);
         let (k4, rest) = rest.split_at_mut(n);
         let (k5, rest) = rest.split_at_mut(n);
         let (k6, k7) = rest.split_at_mut(n);
-        let trial = &mut self.trial;
+        let k7 = &mut k7[..n];
+        let trial = &mut self.trial[..n];
 
         for i in 0..n {
             trial[i] = y[i] + h * A21 * k1[i];
@@ -456,9 +469,9 @@ impl AdaptiveRk {
     }
 
     /// Accepts the trial step of size `h`: builds the dense-output coefficients and moves on.
-    fn accept<S: OdeSystem + ?Sized>(&mut self, system: &S, h: f64) {
-        let n = self.n;
-        let k1 = &self.f;
+    fn accept<S: OdeSystem + ?Sized, const N: usize>(&mut self, system: &S, h: f64) {
+        let n = if N == 0 { self.n } else { N };
+        let k1 = &self.f[..n];
         // Stage blocks are k2..k7; the dense output does not use k2.
         let (_k2, rest) = self.stages.split_at(n);
         let (k3, rest) = rest.split_at(n);
@@ -469,10 +482,12 @@ impl AdaptiveRk {
         let (r2, rest) = rest.split_at_mut(n);
         let (r3, rest) = rest.split_at_mut(n);
         let (r4, r5) = rest.split_at_mut(n);
+        let (k7, r5) = (&k7[..n], &mut r5[..n]);
+        let (trial, y) = (&self.trial[..n], &self.y[..n]);
         for i in 0..n {
-            let difference = self.trial[i] - self.y[i];
+            let difference = trial[i] - y[i];
             let b = h * k1[i] - difference;
-            r1[i] = self.y[i];
+            r1[i] = y[i];
             r2[i] = difference;
             r3[i] = b;
             r4[i] = difference - h * k7[i] - b;
