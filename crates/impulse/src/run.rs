@@ -92,6 +92,10 @@ pub fn run<W: Write, E: Write>(
     records: &mut Recorders<'_, W, E>,
     progress: &mut dyn FnMut(f64),
 ) -> io::Result<RunOutcome> {
+    // The frame list is built up front: refuse one too long to hold.
+    options
+        .check()
+        .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
     let started = Instant::now();
     let initial_energy = world.energy();
     let mut error = None;
@@ -158,6 +162,20 @@ pub fn run_scene<W: Write, E: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_write_at_most_max_frames() {
+        let at = |duration: f64, frame_rate: f64| RunOptions {
+            duration,
+            frame_rate,
+        };
+        assert!(at(3600.0, 1000.0).check().is_ok()); // 3.6e6 frames
+        assert!(at(1e4, 1000.0).check().is_ok()); // exactly 1e7
+        assert!(at(1e4, 1000.5).check().is_err());
+        let message = at(0.8, 1e308).check().unwrap_err();
+        assert!(message.contains("at most 1e7"), "{message}");
+        assert!(at(1.0, f64::INFINITY).check().is_err());
+    }
 
     #[test]
     fn frames_end_exactly_at_the_duration() {
