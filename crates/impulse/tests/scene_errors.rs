@@ -520,3 +520,22 @@ fn overflowing_numbers_are_errors_not_hangs_or_panics() {
         assert!(errors[0].message.contains("the inertia"), "{}", errors[0]);
     }
 }
+
+/// Regression (found by mutating `scenes/hybrid/triple_pendulum.toml`): a collision envelope of
+/// 1e308 made every pair touch and the run went on for ever. An envelope not smaller than the
+/// smallest body is an error; one a tenth of it is only warned about.
+#[test]
+fn an_envelope_as_large_as_a_body_is_an_error() {
+    let e = single_error(
+        &format!("[world]\ncollision_epsilon = 1e308\n{BALL}"),
+        2,
+        21,
+        "world.collision_epsilon",
+    );
+    assert!(
+        e.message
+            .contains("not smaller than the smallest body (size 0.2)"),
+        "{e}"
+    );
+    assert!(errors(&format!("[world]\ncollision_epsilon = 0.02\n{BALL}")).is_empty());
+}

@@ -893,7 +893,20 @@ impl<'c, 's> SceneReader<'c, 's> {
             .table("world")
             .and_then(|w| w.get("collision_epsilon").map(|v| v.span()))
             .unwrap_or(0..0);
-        if eps > 0.05 * size {
+        if eps >= size {
+            // Every body would count as touching whatever lies within its own size, and the
+            // microcollision speed √(2 g ε) would exceed any motion (ε = 1e308 ran for ever).
+            self.ctx.error(
+                &span,
+                "world.collision_epsilon",
+                format!(
+                    "collision_epsilon = {} is not smaller than the smallest body (size {}): \
+                     aim for 2–3 orders of magnitude below body size",
+                    crate::math::readable(eps),
+                    crate::math::readable(size)
+                ),
+            );
+        } else if eps > 0.05 * size {
             self.ctx.warning(
                 &span,
                 "world.collision_epsilon",
