@@ -1303,7 +1303,7 @@ fn free_angular_speed(body: &RigidBody) -> f64 {
 /// The stall guard: more than `STALL_EVENTS` heap events per collider while time advances by
 /// less than `STALL_SPAN` of itself (plus one unit) is motion too fast to resolve.
 pub(crate) const STALL_SPAN: f64 = 1e-12;
-const STALL_EVENTS: u64 = 100_000;
+const STALL_EVENTS: u64 = 20_000;
 
 /// Impulses a collider may take at one instant before its contacts' responses become plain
 /// inelastic collisions, with no microcollision rebound (see `Collisions::collide`).
