@@ -189,7 +189,10 @@ fn run_example(path: &Path, name: &'static str, sim: f64, thesis: f64, sleep: bo
     if !sleep {
         let mut settings = scene.world.settings().sleep;
         settings.enabled = false;
-        scene.world.set_sleep(settings);
+        if let Err(error) = scene.world.set_sleep(settings) {
+            row.status = format!("not run: {error}");
+            return row;
+        }
     }
     let started = Instant::now();
     // In steps of 0.01 s, dropping the collision events the world keeps for recorders.

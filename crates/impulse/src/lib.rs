@@ -38,5 +38,5 @@ pub mod run;
 pub mod scene;
 pub mod world;
 
-pub use dynamics::{BodyDesc, BodyId, BodyState, Material, MotionType, RigidBody};
-pub use world::{Sleep, World, WorldSettings};
+pub use dynamics::{BodyDesc, BodyId, BodyState, Material, MaterialError, MotionType, RigidBody};
+pub use world::{SettingsError, Sleep, World, WorldSettings};

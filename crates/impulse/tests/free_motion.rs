@@ -232,3 +232,68 @@ fn unintegrable_spin_stops_the_run_with_an_error_naming_the_body() {
     );
     assert_eq!(w.time(), 0.0, "the clock stays at the last good time");
 }
+
+#[test]
+fn settings_out_of_range_stop_the_run_before_it_starts() {
+    // Built through the API, not a scene file (whose reader refuses these at the key): each
+    // setting out of its range is an error naming it, before any time passes. A negative
+    // envelope used to run silently; one of 1e308 ran for ever.
+    type Spoil = fn(&mut WorldSettings);
+    let cases: [(Spoil, &str); 8] = [
+        (|s| s.collision_epsilon = -1e-3, "collision_epsilon"),
+        (|s| s.collision_epsilon = 1e308, "collision_epsilon"),
+        (|s| s.gravity.z = f64::NAN, "gravity"),
+        (|s| s.integrator.relative = 0.0, "integrator"),
+        (|s| s.default_material.restitution = 1.5, "default_material"),
+        (
+            |s| s.microcollision_max_restitution = 0.5,
+            "microcollision_max_restitution",
+        ),
+        (|s| s.box_period = f64::INFINITY, "box_period"),
+        (|s| s.sleep.time = -1.0, "sleep.time"),
+    ];
+    for (spoil, setting) in cases {
+        let mut settings = WorldSettings::default();
+        spoil(&mut settings);
+        let mut w = World::new(settings);
+        // A 10 cm ball: the envelope of 1e308 is larger than it.
+        let mut ball = BodyDesc::new("ball", Shape::Sphere { radius: 0.05 });
+        ball.velocity = Vec3::new(1.0, 0.0, 0.0);
+        w.add_body(ball).unwrap();
+        let message = w.advance_to(0.1).unwrap_err().to_string();
+        assert!(message.contains(&format!("`{setting}`")), "{message}");
+        assert_eq!(w.time(), 0.0, "no time passes: {message}");
+    }
+}
+
+#[test]
+fn out_of_range_materials_and_sleep_are_refused_and_change_nothing() {
+    // Pair overrides and sleep settings are set after the world is built; the checks are
+    // those of bodies' materials (μ ≥ 0, 0 ≤ e ≤ 1) and of the settings.
+    let mut w = world(Vec3::new(0.0, 0.0, -9.81));
+    let a = w
+        .add_body(BodyDesc::new("a", Shape::Sphere { radius: 0.1 }))
+        .unwrap();
+    let mut desc = BodyDesc::new("b", Shape::Sphere { radius: 0.1 });
+    desc.pose = pose(Vec3::new(1.0, 0.0, 0.0), Quat::identity());
+    let b = w.add_body(desc).unwrap();
+    let before = w.contact_material(a, b);
+    let sticky = impulse::Material {
+        friction: -0.2,
+        restitution: 0.5,
+    };
+    let error = w.set_pair_material(a, b, sticky).unwrap_err();
+    assert!(error.to_string().contains("friction"), "{error}");
+    let bouncy = impulse::Material {
+        friction: 0.2,
+        restitution: f64::NAN,
+    };
+    let error = w.set_material_pair("rubber", "steel", bouncy).unwrap_err();
+    assert!(error.to_string().contains("restitution"), "{error}");
+    assert_eq!(w.contact_material(a, b), before);
+    let mut sleep = w.settings().sleep;
+    sleep.speed = Some(0.0);
+    let error = w.set_sleep(sleep).unwrap_err();
+    assert!(error.to_string().contains("sleep.speed"), "{error}");
+    assert_eq!(w.settings().sleep, impulse::Sleep::default());
+}

@@ -111,6 +111,42 @@ impl Default for Material {
     }
 }
 
+impl Material {
+    /// Checks that friction is finite and at least 0 and restitution lies in [0, 1].
+    pub fn check(&self) -> Result<(), MaterialError> {
+        if !(self.friction.is_finite() && self.friction >= 0.0) {
+            return Err(MaterialError {
+                what: "friction (expected μ ≥ 0)",
+                value: self.friction,
+            });
+        }
+        if !(0.0..=1.0).contains(&self.restitution) {
+            return Err(MaterialError {
+                what: "restitution (expected 0 ≤ e ≤ 1)",
+                value: self.restitution,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A friction or restitution outside its range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MaterialError {
+    /// Which coefficient, and its range.
+    pub what: &'static str,
+    /// The value given.
+    pub value: f64,
+}
+
+impl fmt::Display for MaterialError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} is out of range", self.what, self.value)
+    }
+}
+
+impl std::error::Error for MaterialError {}
+
 /// Everything needed to create a body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BodyDesc {
@@ -174,7 +210,7 @@ pub enum BodyError {
     /// A dynamic body that includes a half-space cannot have mass properties.
     ZeroInertia,
     /// Friction or restitution outside its range.
-    BadMaterial { what: &'static str, value: f64 },
+    BadMaterial(MaterialError),
     /// The initial state cannot be integrated.
     Integration(IntegrationError),
     /// Shape `index` (in the body's list) has bad dimensions.
@@ -201,7 +237,7 @@ impl fmt::Display for BodyError {
                 f,
                 "the body's inertia is singular (all its mass on a line); give it a solid shape"
             ),
-            Self::BadMaterial { what, value } => write!(f, "{what} {value} is out of range"),
+            Self::BadMaterial(error) => error.fmt(f),
             Self::Integration(e) => e.fmt(f),
             Self::Shape { index, kind, error } => write!(f, "shape {index} ({kind}): {error}"),
         }
@@ -288,19 +324,7 @@ impl RigidBody {
                 what: "prescribed motion",
             });
         }
-        let material = desc.material;
-        if !(material.friction.is_finite() && material.friction >= 0.0) {
-            return Err(BodyError::BadMaterial {
-                what: "friction (expected μ ≥ 0)",
-                value: material.friction,
-            });
-        }
-        if !(0.0..=1.0).contains(&material.restitution) {
-            return Err(BodyError::BadMaterial {
-                what: "restitution (expected 0 ≤ e ≤ 1)",
-                value: material.restitution,
-            });
-        }
+        desc.material.check().map_err(BodyError::BadMaterial)?;
         let has_half_space = desc
             .shapes
             .iter()
@@ -336,7 +360,7 @@ impl RigidBody {
             principal_inertia,
             body_to_model,
             motion: desc.motion,
-            material,
+            material: desc.material,
             material_name: desc.material_name,
             force: desc.force,
             torque: desc.torque,

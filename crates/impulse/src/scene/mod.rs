@@ -787,14 +787,13 @@ impl<'c, 's> SceneReader<'c, 's> {
                     .collect();
                 if let (Some(ia), Some(ib)) = (ids[0], ids[1]) {
                     let current = world.contact_material(ia, ib);
-                    world.set_pair_material(
-                        ia,
-                        ib,
-                        Material {
-                            friction: friction.unwrap_or(current.friction),
-                            restitution: restitution_value.unwrap_or(current.restitution),
-                        },
-                    );
+                    let pair = Material {
+                        friction: friction.unwrap_or(current.friction),
+                        restitution: restitution_value.unwrap_or(current.restitution),
+                    };
+                    if let Err(error) = world.set_pair_material(ia, ib, pair) {
+                        t.error(error.to_string());
+                    }
                 }
             }
             (None, Some((v, [a, b]))) => {
@@ -811,14 +810,13 @@ impl<'c, 's> SceneReader<'c, 's> {
                         friction: 0.5 * (base(&a).friction + base(&b).friction),
                         restitution: 0.5 * (base(&a).restitution + base(&b).restitution),
                     };
-                    world.set_material_pair(
-                        &a,
-                        &b,
-                        Material {
-                            friction: friction.unwrap_or(mean.friction),
-                            restitution: restitution_value.unwrap_or(mean.restitution),
-                        },
-                    );
+                    let pair = Material {
+                        friction: friction.unwrap_or(mean.friction),
+                        restitution: restitution_value.unwrap_or(mean.restitution),
+                    };
+                    if let Err(error) = world.set_material_pair(&a, &b, pair) {
+                        t.error(error.to_string());
+                    }
                 }
             }
             (Some((v, _)), Some(_)) => {
@@ -877,18 +875,10 @@ impl<'c, 's> SceneReader<'c, 's> {
     /// Warns when the collision envelope is far from the thesis's guidance (2–3 orders of
     /// magnitude below object size, Mirtich §4).
     fn warn_about_scale(&self, world: &World, root: &Table<'c, 's>) {
-        let smallest = world
-            .bodies()
-            .iter()
-            .filter(|b| b.is_dynamic())
-            .flat_map(|b| b.shapes().iter().map(|s| s.shape.bounding_radius()))
-            .filter(|r| r.is_finite())
-            .fold(f64::INFINITY, f64::min);
-        if !smallest.is_finite() {
+        let Some(size) = world.smallest_dynamic_size() else {
             return;
-        }
+        };
         let eps = world.settings().collision_epsilon;
-        let size = 2.0 * smallest;
         let span = root
             .table("world")
             .and_then(|w| w.get("collision_epsilon").map(|v| v.span()))

@@ -17,7 +17,7 @@ use collisions::{ColliderTable, Collisions, Participants, may_collide};
 pub use sleep::Sleep;
 
 use crate::collision::{NarrowStats, PairCache, closest};
-use crate::dynamics::{BodyDesc, BodyError, BodyId, Material, RigidBody};
+use crate::dynamics::{BodyDesc, BodyError, BodyId, Material, MaterialError, RigidBody};
 use crate::integrate::{IntegrationError, Tolerance};
 use crate::math::{Point, Vec3};
 use crate::multibody::{
@@ -88,6 +88,123 @@ impl Default for WorldSettings {
         }
     }
 }
+
+impl WorldSettings {
+    /// Checks every setting against its valid range (the same ranges the scene reader
+    /// enforces), naming the first that is out of it. Envelope against body size is checked
+    /// when the bodies are known, as the run starts ([`World::advance_to`]).
+    pub fn check(&self) -> Result<(), SettingsError> {
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        let fail = |setting: &'static str, expected: &'static str, found: String| {
+            Err(SettingsError {
+                setting,
+                expected,
+                found,
+            })
+        };
+        if !self.gravity.iter().all(|g| g.is_finite()) {
+            return fail("gravity", "a finite vector", format!("{:?}", self.gravity));
+        }
+        if !positive(self.collision_epsilon) {
+            return fail(
+                "collision_epsilon",
+                "a positive finite length",
+                self.collision_epsilon.to_string(),
+            );
+        }
+        let tolerance = &self.integrator;
+        if !(positive(tolerance.relative) && positive(tolerance.absolute)) {
+            return fail(
+                "integrator",
+                "positive finite relative and absolute tolerances",
+                format!("{} and {}", tolerance.relative, tolerance.absolute),
+            );
+        }
+        if !(tolerance.max_step > 0.0
+            && tolerance.min_step.is_finite()
+            && (0.0..tolerance.max_step).contains(&tolerance.min_step))
+        {
+            return fail(
+                "integrator",
+                "0 ≤ min_step < max_step, max_step positive",
+                format!(
+                    "min_step {} and max_step {}",
+                    tolerance.min_step, tolerance.max_step
+                ),
+            );
+        }
+        if let Err(error) = self.default_material.check() {
+            return fail("default_material", error.what, error.value.to_string());
+        }
+        let boost = self.microcollision_max_restitution;
+        if !(boost.is_finite() && boost >= 1.0) {
+            return fail(
+                "microcollision_max_restitution",
+                "a restitution of at least 1 (the boost at the bottom of the envelope)",
+                boost.to_string(),
+            );
+        }
+        if !(0.0..=1.0).contains(&self.microcollision_rebound) {
+            return fail(
+                "microcollision_rebound",
+                "a fraction of the threshold speed from 0 to 1",
+                self.microcollision_rebound.to_string(),
+            );
+        }
+        if !positive(self.box_period) {
+            return fail(
+                "box_period",
+                "a positive finite time",
+                self.box_period.to_string(),
+            );
+        }
+        if let Some(depth) = self.max_penetration
+            && !positive(depth)
+        {
+            return fail(
+                "max_penetration",
+                "a positive finite depth",
+                depth.to_string(),
+            );
+        }
+        if !positive(self.sleep.time) {
+            return fail(
+                "sleep.time",
+                "a positive finite time",
+                self.sleep.time.to_string(),
+            );
+        }
+        if let Some(speed) = self.sleep.speed
+            && !positive(speed)
+        {
+            return fail("sleep.speed", "a positive finite speed", speed.to_string());
+        }
+        Ok(())
+    }
+}
+
+/// A world setting out of its valid range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SettingsError {
+    /// The setting (a field of [`WorldSettings`]).
+    pub setting: &'static str,
+    /// What it must be.
+    pub expected: &'static str,
+    /// What it was.
+    pub found: String,
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "world setting `{}`: expected {}, found {}",
+            self.setting, self.expected, self.found
+        )
+    }
+}
+
+impl std::error::Error for SettingsError {}
 
 /// Something that collides: a rigid body, or a link of a multibody.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -166,6 +283,9 @@ pub enum SimulationError {
         time: f64,
         events: u64,
     },
+    /// A setting is out of its range, or the collision envelope is not smaller than the
+    /// smallest dynamic body (checked as the run starts).
+    Settings(SettingsError),
     /// A multibody could not go on (names the joint and the time).
     Multibody {
         multibody: String,
@@ -194,6 +314,7 @@ impl fmt::Display for SimulationError {
                 "bodies `{}` and `{}` interpenetrate by {depth:e} at t = {time}, more than allowed",
                 bodies.0, bodies.1
             ),
+            Self::Settings(error) => error.fmt(f),
             Self::Multibody { multibody, error } => write!(f, "multibody `{multibody}`, {error}"),
             Self::NoProgress { bodies, time } => write!(
                 f,
@@ -300,13 +421,20 @@ impl World {
     }
 
     /// Changes when bodies fall asleep. Turning sleep off wakes every sleeper (at rest).
-    pub fn set_sleep(&mut self, sleep: Sleep) {
+    /// Settings out of range are refused and change nothing.
+    pub fn set_sleep(&mut self, sleep: Sleep) -> Result<(), SettingsError> {
+        WorldSettings {
+            sleep,
+            ..self.settings.clone()
+        }
+        .check()?;
         let waking = self.settings.sleep.enabled && !sleep.enabled;
         self.settings.sleep = sleep;
         if waking {
             // The loop is rebuilt at the next advance, and a rebuild wakes every sleeper.
             self.collisions.invalidate();
         }
+        Ok(())
     }
 
     /// Current time.
@@ -427,16 +555,32 @@ impl World {
         }
     }
 
-    /// Sets the material of contacts between two particular bodies.
-    pub fn set_pair_material(&mut self, a: BodyId, b: BodyId, material: Material) {
+    /// Sets the material of contacts between two particular bodies (refused, and nothing
+    /// changed, if its friction or restitution is out of range).
+    pub fn set_pair_material(
+        &mut self,
+        a: BodyId,
+        b: BodyId,
+        material: Material,
+    ) -> Result<(), MaterialError> {
+        material.check()?;
         self.pair_materials.insert((a.min(b), a.max(b)), material);
+        Ok(())
     }
 
-    /// Sets the material of contacts between bodies of two named materials.
-    pub fn set_material_pair(&mut self, a: &str, b: &str, material: Material) {
+    /// Sets the material of contacts between bodies of two named materials (refused, and
+    /// nothing changed, if its friction or restitution is out of range).
+    pub fn set_material_pair(
+        &mut self,
+        a: &str,
+        b: &str,
+        material: Material,
+    ) -> Result<(), MaterialError> {
+        material.check()?;
         let key = if a <= b { (a, b) } else { (b, a) };
         self.material_pairs
             .insert((key.0.to_string(), key.1.to_string()), material);
+        Ok(())
     }
 
     /// Friction and restitution of a contact between two bodies: a per-body-pair override if
@@ -476,6 +620,7 @@ impl World {
             });
         }
         if !self.collisions.started() {
+            self.check_settings().map_err(SimulationError::Settings)?;
             for body in &mut self.bodies {
                 advance_body(body, self.time)?;
             }
@@ -509,6 +654,38 @@ impl World {
         self.advance_multibodies(t)?;
         self.time = t;
         Ok(())
+    }
+
+    /// The size (twice the bounding radius) of the smallest shape of a dynamic body, if any.
+    pub fn smallest_dynamic_size(&self) -> Option<f64> {
+        let smallest = self
+            .bodies
+            .iter()
+            .filter(|b| b.is_dynamic())
+            .flat_map(|b| b.shapes().iter().map(|s| s.shape.bounding_radius()))
+            .filter(|r| r.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        smallest.is_finite().then_some(2.0 * smallest)
+    }
+
+    /// [`WorldSettings::check`], and a collision envelope smaller than the smallest dynamic
+    /// body: one as large would make every body touch whatever lies within its own size, and
+    /// the microcollision speed √(2 g ε) exceed any motion (ε = 1e308 ran for ever).
+    fn check_settings(&self) -> Result<(), SettingsError> {
+        self.settings.check()?;
+        let epsilon = self.settings.collision_epsilon;
+        match self.smallest_dynamic_size() {
+            Some(size) if epsilon >= size => Err(SettingsError {
+                setting: "collision_epsilon",
+                expected: "an envelope smaller than the smallest body (aim for 2–3 orders of magnitude below body size)",
+                found: format!(
+                    "{} next to a body of size {}",
+                    crate::math::readable(epsilon),
+                    crate::math::readable(size)
+                ),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Collision impulses applied since the last call, oldest first.
