@@ -37,7 +37,8 @@ pub use control::{
 pub use creatures::{Bug, Rover, RoverMode};
 pub use joint::JointKind;
 pub use multibody::{
-    LinkEnvelope, MotionEnvelope, Multibody, MultibodyError, MultibodyId, MultibodyOde,
+    LinkEnvelope, MIN_CONTROLLER_PERIOD, MotionEnvelope, Multibody, MultibodyError, MultibodyId,
+    MultibodyOde,
 };
 pub use spatial::{SpatialMat, SpatialVec, Transform};
 pub use tree::{AppliedForces, Joint, Link, PassiveElements, Tree, TreeError, Workspace};

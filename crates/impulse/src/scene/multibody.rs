@@ -14,8 +14,8 @@ use super::{SceneReader, read_orientation};
 use crate::dynamics::{BodyDesc, Material, MotionType};
 use crate::math::{Quat, Vec3};
 use crate::multibody::{
-    Arrival, Bug, Controller, Hop, JointDesc, JointKind, JointPid, JointTarget, MultibodyDesc,
-    PassiveElements, PoseGoal, PosePd, Rover, WORLD,
+    Arrival, Bug, Controller, Hop, JointDesc, JointKind, JointPid, JointTarget,
+    MIN_CONTROLLER_PERIOD, MultibodyDesc, PassiveElements, PoseGoal, PosePd, Rover, WORLD,
 };
 use crate::world::World;
 
@@ -196,6 +196,22 @@ fn per_coordinate(value: &Value<'_, '_>, n: usize) -> Option<Vec<f64>> {
         ));
         None
     }
+}
+
+/// A controller's update rate: positive, and at most `1 / MIN_CONTROLLER_PERIOD` (the limit
+/// [`crate::multibody::Multibody::new`] enforces, reported here at the key).
+fn update_rate(value: Value<'_, '_>) -> Option<f64> {
+    let rate = value.positive()?;
+    if 1.0 / rate < MIN_CONTROLLER_PERIOD {
+        value.error(format!(
+            "expected at most {} updates per unit time (each update is a step of the \
+             simulation), found {}",
+            crate::math::readable(1.0 / MIN_CONTROLLER_PERIOD),
+            crate::math::readable(rate)
+        ));
+        return None;
+    }
+    Some(rate)
 }
 
 fn non_negative_all(value: &Value<'_, '_>, values: Vec<f64>) -> Option<Vec<f64>> {
@@ -662,7 +678,7 @@ impl<'c, 's> SceneReader<'c, 's> {
             };
             let rate = t
                 .required("rate", "updates per unit time (a positive number)")
-                .and_then(|v| v.positive());
+                .and_then(update_rate);
             let gain = |key: &str, required: bool| -> Option<f64> {
                 if required {
                     t.required(key, "a gain ≥ 0").and_then(|v| v.non_negative())
@@ -963,7 +979,9 @@ impl<'c, 's> SceneReader<'c, 's> {
             watches.push((name.clone(), v));
             Some(name)
         };
-        let rate = positive("rate", "servo updates per unit time (a positive number)");
+        let rate = t
+            .required("rate", "servo updates per unit time (a positive number)")
+            .and_then(update_rate);
         let decision_rate = optional_positive("decision_rate", 100.0);
         let arena = positive("arena", "half-width of the square world (> 0)");
         if kind == "rover" {
