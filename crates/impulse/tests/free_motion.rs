@@ -297,3 +297,50 @@ fn out_of_range_materials_and_sleep_are_refused_and_change_nothing() {
     assert!(error.to_string().contains("sleep.speed"), "{error}");
     assert_eq!(w.settings().sleep, impulse::Sleep::default());
 }
+
+/// A 2 kg block pushed by a constant 3 N force in free space, under an energy bound.
+fn pushed_block(bound: impulse::EnergyBound) -> World {
+    let mut w = World::new(WorldSettings {
+        gravity: Vec3::zeros(),
+        energy_bound: bound,
+        ..WorldSettings::default()
+    });
+    let mut desc = BodyDesc::new(
+        "pushed",
+        Shape::Box {
+            half_extents: Vec3::new(0.1, 0.1, 0.1),
+        },
+    );
+    desc.mass = MassSpec::Mass(2.0);
+    desc.force = Vec3::new(3.0, 0.0, 0.0);
+    w.add_body(desc).unwrap();
+    w
+}
+
+#[test]
+fn an_energy_rise_beyond_the_bound_stops_the_run_naming_the_body() {
+    // The force does work F·x = F²t²/(2m), so a rise of 10 J is passed at
+    // t* = √(2 m · 10)/F = 2.108 s: the first 0.01 s frame after it stops the run.
+    let mut w = pushed_block(impulse::EnergyBound::Gain(10.0));
+    let crossing = (2.0f64 * 2.0 * 10.0).sqrt() / 3.0;
+    let mut stopped = None;
+    for k in 1..=400 {
+        if let Err(error) = w.advance_to(k as f64 * 0.01) {
+            stopped = Some((k as f64 * 0.01, error.to_string()));
+            break;
+        }
+    }
+    let (t, message) = stopped.expect("the rise passes 10 J at 2.108 s");
+    assert!(t >= crossing && t < crossing + 0.01, "stopped at {t}");
+    assert!(
+        message.contains("`pushed`") && message.contains("energy_bound"),
+        "{message}"
+    );
+    // The same push under the automatic bound: a force drives the world, so it is not checked.
+    let mut w = pushed_block(impulse::EnergyBound::Auto);
+    w.advance_to(4.0).unwrap();
+    assert!(
+        w.energy().kinetic > 30.0,
+        "(3 N · 4 s)² / (2 · 2 kg) = 36 J"
+    );
+}

@@ -539,3 +539,25 @@ fn an_envelope_as_large_as_a_body_is_an_error() {
     );
     assert!(errors(&format!("[world]\ncollision_epsilon = 0.02\n{BALL}")).is_empty());
 }
+
+#[test]
+fn energy_bound_is_a_rise_auto_or_off() {
+    for good in ["\"auto\"", "\"off\"", "0", "2.5e4"] {
+        let text = format!("[world]\nenergy_bound = {good}\n{BALL}");
+        assert!(errors(&text).is_empty(), "{good}: {:#?}", errors(&text));
+    }
+    let e = single_error(
+        &format!("[world]\nenergy_bound = -1\n{BALL}"),
+        2,
+        16,
+        "world.energy_bound",
+    );
+    assert!(e.message.contains("-1"), "{e}");
+    let e = single_error(
+        &format!("[world]\nenergy_bound = \"sometimes\"\n{BALL}"),
+        2,
+        16,
+        "world.energy_bound",
+    );
+    assert!(e.message.contains("\"auto\""), "{e}");
+}

@@ -408,6 +408,27 @@ impl Multibody {
         self.tree.kinetic_energy(&self.current)
     }
 
+    /// Each link's kinetic energy, by name.
+    pub fn link_kinetic_energies(&self) -> Vec<(&str, f64)> {
+        self.tree
+            .links()
+            .iter()
+            .zip(&self.current.velocity)
+            .map(|(link, v)| (link.name.as_str(), 0.5 * v.dot(&(link.inertia * v))))
+            .collect()
+    }
+
+    /// Whether anything but gravity, springs, dampers and contacts drives it: controllers, or
+    /// a constant force or torque on a link.
+    pub fn is_driven(&self) -> bool {
+        !self.controllers.is_empty()
+            || self
+                .tree
+                .links()
+                .iter()
+                .any(|l| l.force != Vec3::zeros() || l.torque != Vec3::zeros())
+    }
+
     /// Potential energy: gravity (zero at the world origin) plus springs and limit stops.
     pub fn potential_energy(&self) -> f64 {
         self.tree.gravitational_energy(&self.gravity, &self.current)

@@ -23,7 +23,7 @@ use crate::math::{Point, Quat, Vec3, pose};
 use crate::response::RestitutionLaw;
 use crate::world::Collider;
 pub use crate::world::ContactModel;
-use crate::world::{BroadPhaseKind, World, WorldSettings};
+use crate::world::{BroadPhaseKind, EnergyBound, World, WorldSettings};
 
 use reader::{Context, Table, Value};
 pub use reader::{Diagnostic, Severity};
@@ -129,6 +129,7 @@ const WORLD_KEYS: &[&str] = &[
     "sleep",
     "sleep_time",
     "sleep_speed",
+    "energy_bound",
     "integrator",
 ];
 const INTEGRATOR_KEYS: &[&str] = &[
@@ -273,6 +274,19 @@ impl<'c, 's> SceneReader<'c, 's> {
         }
         if let Some(speed) = get("sleep_speed").and_then(|v| v.positive()) {
             settings.sleep.speed = Some(speed);
+        }
+        if let Some(v) = get("energy_bound") {
+            let bound = if v.is_string() {
+                v.choice(&["auto", "off"]).map(|choice| match choice {
+                    "off" => EnergyBound::Off,
+                    _ => EnergyBound::Auto,
+                })
+            } else {
+                v.non_negative().map(EnergyBound::Gain)
+            };
+            if let Some(bound) = bound {
+                settings.energy_bound = bound;
+            }
         }
         if let Some(integrator) = get("integrator").and_then(|v| v.table()) {
             settings.integrator = read_integrator(&integrator);

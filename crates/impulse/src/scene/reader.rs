@@ -371,6 +371,11 @@ impl<'c, 's> Value<'c, 's> {
         matches!(self.value.get_ref(), DeValue::Table(_))
     }
 
+    /// True if the value is a string (without reporting anything).
+    pub fn is_string(&self) -> bool {
+        matches!(self.value.get_ref(), DeValue::String(_))
+    }
+
     /// True if the value is an array (without reporting anything).
     pub fn is_array(&self) -> bool {
         matches!(self.value.get_ref(), DeValue::Array(_))

@@ -67,6 +67,29 @@ pub struct WorldSettings {
     pub max_penetration: Option<f64>,
     /// When islands of slow bodies fall asleep.
     pub sleep: Sleep,
+    /// How far the total energy may rise before the run stops with an error.
+    pub energy_bound: EnergyBound,
+}
+
+/// How far a run's total energy (kinetic, gravitational and spring energy of the dynamic bodies
+/// and multibodies) may rise above its value at the start before the run stops with
+/// [`SimulationError::EnergyGain`]: the check that turns a run pumping energy into a loud
+/// failure instead of a silently wrong answer. Checked at the end of every
+/// [`World::advance_to`], so it reads the state and never changes the motion.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum EnergyBound {
+    /// In a closed world — no kinematic bodies, no applied forces or torques, no controllers,
+    /// and Stronge's law (Poisson's may gain energy with friction) — nothing but microcollisions
+    /// can add energy: each throws a contact off at up to `e_max √(2 g ε)` (§3.5). The rise
+    /// may be at most ten times the kinetic energy of every dynamic body (and link) moving at
+    /// that speed, and at least a millionth of the start's kinetic plus absolute potential
+    /// energy (rounding, integration error). Open worlds are not checked.
+    #[default]
+    Auto,
+    /// Never checked.
+    Off,
+    /// At most this rise, whatever drives the world (in energy units).
+    Gain(f64),
 }
 
 impl Default for WorldSettings {
@@ -85,6 +108,7 @@ impl Default for WorldSettings {
             broad_phase: BroadPhaseKind::HierarchicalHash,
             max_penetration: None,
             sleep: Sleep::default(),
+            energy_bound: EnergyBound::Auto,
         }
     }
 }
@@ -165,6 +189,15 @@ impl WorldSettings {
                 "max_penetration",
                 "a positive finite depth",
                 depth.to_string(),
+            );
+        }
+        if let EnergyBound::Gain(gain) = self.energy_bound
+            && !(gain.is_finite() && gain >= 0.0)
+        {
+            return fail(
+                "energy_bound",
+                "a finite energy rise of at least 0",
+                gain.to_string(),
             );
         }
         if !positive(self.sleep.time) {
@@ -283,6 +316,17 @@ pub enum SimulationError {
         time: f64,
         events: u64,
     },
+    /// The total energy rose above its value at the start by more than
+    /// [`WorldSettings::energy_bound`] allows.
+    EnergyGain {
+        /// The rise.
+        gain: f64,
+        /// The rise allowed.
+        allowed: f64,
+        time: f64,
+        /// The body or link with the most kinetic energy then.
+        fastest: String,
+    },
     /// A setting is out of its range, or the collision envelope is not smaller than the
     /// smallest dynamic body (checked as the run starts).
     Settings(SettingsError),
@@ -315,6 +359,18 @@ impl fmt::Display for SimulationError {
                 bodies.0, bodies.1
             ),
             Self::Settings(error) => error.fmt(f),
+            Self::EnergyGain {
+                gain,
+                allowed,
+                time,
+                fastest,
+            } => write!(
+                f,
+                "the total energy rose by {} above its value at the start (at most {} allowed, \
+                 see `energy_bound`) at t = {time}; `{fastest}` has the most kinetic energy",
+                crate::math::readable(*gain),
+                crate::math::readable(*allowed)
+            ),
             Self::Multibody { multibody, error } => write!(f, "multibody `{multibody}`, {error}"),
             Self::NoProgress { bodies, time } => write!(
                 f,
@@ -397,6 +453,12 @@ pub struct World {
     multibodies: Vec<Multibody>,
     /// What the multibodies' controllers see of each other.
     observations: Observations,
+    /// Total energy when the loop (re)started, and the rise allowed above it (`None`: not
+    /// checked). See [`EnergyBound`].
+    energy_start: f64,
+    energy_allowance: Option<f64>,
+    /// Measure the energy afresh at the next advance (the caller changed a state).
+    energy_rebase: bool,
 }
 
 impl World {
@@ -412,6 +474,9 @@ impl World {
             collisions: Collisions::new(),
             multibodies: Vec::new(),
             observations: Observations::default(),
+            energy_start: 0.0,
+            energy_allowance: None,
+            energy_rebase: false,
         }
     }
 
@@ -519,7 +584,10 @@ impl World {
     }
 
     /// One multibody, to apply impulses or change its state (see [`Multibody::restart`]).
+    /// The energy a change adds is the caller's doing: the energy bound measures from the state
+    /// at the next [`World::advance_to`].
     pub fn multibody_mut(&mut self, id: MultibodyId) -> &mut Multibody {
+        self.energy_rebase = true;
         &mut self.multibodies[id.0]
     }
 
@@ -625,6 +693,12 @@ impl World {
                 advance_body(body, self.time)?;
             }
             self.advance_multibodies(self.time)?;
+            self.energy_rebase = true;
+        }
+        if self.energy_rebase {
+            self.energy_start = self.energy().total();
+            self.energy_allowance = self.energy_allowance();
+            self.energy_rebase = false;
         }
         let table = MaterialTable::new(
             &self.bodies,
@@ -653,7 +727,82 @@ impl World {
         }
         self.advance_multibodies(t)?;
         self.time = t;
-        Ok(())
+        self.check_energy()
+    }
+
+    /// The rise of total energy allowed above the start's ([`EnergyBound`]), from the state at
+    /// the (re)start.
+    fn energy_allowance(&self) -> Option<f64> {
+        match self.settings.energy_bound {
+            EnergyBound::Off => None,
+            EnergyBound::Gain(gain) => Some(gain),
+            EnergyBound::Auto => {
+                let driven_body = |b: &RigidBody| {
+                    matches!(b.motion(), crate::MotionType::Kinematic(_))
+                        || (b.is_dynamic()
+                            && (b.force() != Vec3::zeros() || b.torque() != Vec3::zeros()))
+                };
+                let open = self.bodies.iter().any(driven_body)
+                    || self.multibodies.iter().any(Multibody::is_driven)
+                    || self.settings.restitution_law != RestitutionLaw::Stronge;
+                if open {
+                    return None;
+                }
+                let settings = &self.settings;
+                let throw = if settings.microcollisions {
+                    settings.microcollision_max_restitution
+                        * (2.0 * settings.gravity.norm() * settings.collision_epsilon).sqrt()
+                } else {
+                    0.0
+                };
+                let mass = self
+                    .bodies
+                    .iter()
+                    .filter(|b| b.is_dynamic())
+                    .map(RigidBody::mass)
+                    .sum::<f64>()
+                    + self
+                        .multibodies
+                        .iter()
+                        .flat_map(|m| m.tree().links().iter().map(|l| l.mass))
+                        .sum::<f64>();
+                let energy = self.energy();
+                let floor = 1e-6 * (energy.kinetic + energy.potential.abs());
+                Some((10.0 * 0.5 * mass * throw * throw).max(floor))
+            }
+        }
+    }
+
+    /// Stops the run if its energy has risen more than allowed.
+    fn check_energy(&self) -> Result<(), SimulationError> {
+        let Some(allowed) = self.energy_allowance else {
+            return Ok(());
+        };
+        let gain = self.energy().total() - self.energy_start;
+        if gain <= allowed {
+            return Ok(());
+        }
+        let bodies = self
+            .bodies
+            .iter()
+            .map(|b| (b.kinetic_energy(), b.name().to_string()));
+        let links = self.multibodies.iter().flat_map(|m| {
+            let name = m.name();
+            m.link_kinetic_energies()
+                .into_iter()
+                .map(move |(link, e)| (e, format!("{name}/{link}")))
+        });
+        let fastest = bodies
+            .chain(links)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, name)| name)
+            .unwrap_or_default();
+        Err(SimulationError::EnergyGain {
+            gain,
+            allowed,
+            time: self.time,
+            fastest,
+        })
     }
 
     /// The size (twice the bounding radius) of the smallest shape of a dynamic body, if any.
@@ -908,5 +1057,72 @@ impl<'a> MaterialTable<'a> {
             friction: 0.5 * (ma.friction + mb.friction),
             restitution: 0.5 * (ma.restitution + mb.restitution),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Shape;
+    use crate::math::{Quat, pose};
+
+    /// Two 3 kg balls in a closed world (gravity 9.81, ε = 1e-3, e_max = 5).
+    fn closed_world() -> World {
+        let mut w = World::new(WorldSettings::default());
+        for (name, x) in [("a", 0.0), ("b", 1.0)] {
+            let mut ball = BodyDesc::new(name, Shape::Sphere { radius: 0.1 });
+            ball.mass = crate::dynamics::MassSpec::Mass(3.0);
+            ball.pose = pose(Vec3::new(x, 0.0, 1.0), Quat::identity());
+            w.add_body(ball).unwrap();
+        }
+        w
+    }
+
+    #[test]
+    fn automatic_energy_bound_is_what_microcollisions_can_give_in_closed_worlds_only() {
+        // Ten times ½ m v² for all 6 kg at the fastest microcollision throw,
+        // v = e_max √(2 g ε) = 5 √(2 · 9.81 · 1e-3) (Mirtich eq. 3.18 with the boost).
+        let mut w = closed_world();
+        w.advance_to(0.0).unwrap();
+        let throw = 5.0 * (2.0f64 * 9.81 * 1e-3).sqrt();
+        let expected = 10.0 * 0.5 * 6.0 * throw * throw;
+        let allowance = w.energy_allowance().unwrap();
+        assert!(
+            (allowance - expected).abs() < 1e-12 * expected,
+            "{allowance}"
+        );
+        // Open worlds are not checked: a kinematic body, a force, Poisson's law.
+        let mut kinematic = closed_world();
+        let mut paddle = BodyDesc::new("paddle", Shape::Sphere { radius: 0.1 });
+        paddle.motion = crate::MotionType::Kinematic(crate::dynamics::PrescribedMotion {
+            velocity: Vec3::new(1.0, 0.0, 0.0),
+            angular_velocity: Vec3::zeros(),
+            oscillations: Vec::new(),
+        });
+        paddle.pose = pose(Vec3::new(5.0, 0.0, 1.0), Quat::identity());
+        kinematic.add_body(paddle).unwrap();
+        assert_eq!(kinematic.energy_allowance(), None);
+        let mut pushed = World::new(WorldSettings::default());
+        let mut ball = BodyDesc::new("pushed", Shape::Sphere { radius: 0.1 });
+        ball.force = Vec3::new(1.0, 0.0, 0.0);
+        pushed.add_body(ball).unwrap();
+        assert_eq!(pushed.energy_allowance(), None);
+        let poisson = World::new(WorldSettings {
+            restitution_law: RestitutionLaw::Poisson,
+            ..WorldSettings::default()
+        });
+        assert_eq!(poisson.energy_allowance(), None);
+        // Explicit bounds hold whatever drives the world; `Off` checks nothing.
+        let explicit = World::new(WorldSettings {
+            energy_bound: EnergyBound::Gain(2.0),
+            restitution_law: RestitutionLaw::Poisson,
+            ..WorldSettings::default()
+        });
+        assert_eq!(explicit.energy_allowance(), Some(2.0));
+        let off = World::new(WorldSettings {
+            energy_bound: EnergyBound::Off,
+            ..WorldSettings::default()
+        });
+        assert_eq!(off.energy_allowance(), None);
     }
 }
