@@ -492,3 +492,52 @@ fn motion_too_fast_to_resolve_stops_the_run_naming_the_pair() {
         "{message}"
     );
 }
+
+/// Newton's cradle without gravity or friction: a striker at 100 cm/s hits a line of four
+/// equal balls 0.005 cm apart (inside the envelope), elastically. Each contact is a two-body
+/// collision, resolved one after another at the same instant; between equal masses with e = 1
+/// each exchanges the velocities, so the far ball leaves with exactly the striker's speed and
+/// the others stop (momentum and energy conserved). A solver of simultaneous contacts spreads
+/// the impulse over the line instead (rapier 0.26: far ball 39–44 cm/s, `cargo bench -p
+/// impulse-bench --bench peers`).
+#[test]
+fn an_elastic_cradle_passes_the_whole_impulse_to_the_far_ball() {
+    let (radius, v0, gap) = (1.27, 100.0, 0.005);
+    let mut world = World::new(WorldSettings {
+        gravity: Vec3::zeros(),
+        collision_epsilon: 0.01,
+        ..WorldSettings::default()
+    });
+    let material = Material {
+        friction: 0.0,
+        restitution: 1.0,
+    };
+    let centres = std::iter::once(-10.0).chain((0..4).map(|k| k as f64 * (2.0 * radius + gap)));
+    let balls: Vec<BodyId> = centres
+        .enumerate()
+        .map(|(i, x)| {
+            let mut ball = BodyDesc::new(format!("ball {i}"), Shape::Sphere { radius });
+            ball.mass = MassSpec::Mass(66.0);
+            ball.pose = Pose::from_parts(Vec3::new(x, 0.0, 0.0).into(), Quat::identity());
+            if i == 0 {
+                ball.velocity = Vec3::new(v0, 0.0, 0.0);
+            }
+            ball.material = material;
+            world.add_body(ball).unwrap()
+        })
+        .collect();
+    // The striker covers 10 − 2R − gap = 7.455 cm in 0.0746 s; run to 0.3 s.
+    world.advance_to(0.3).unwrap();
+    let velocity = |i: usize| world.body(balls[i]).state().velocity;
+    // Rounding only: each exchange is exact up to a few ulps of 100 cm/s.
+    assert!(
+        (velocity(4).x - v0).abs() < 1e-9,
+        "far ball at {:?}",
+        velocity(4)
+    );
+    for i in 0..4 {
+        assert!(velocity(i).norm() < 1e-9, "ball {i} at {:?}", velocity(i));
+    }
+    let events = world.take_events();
+    assert_eq!(events.len(), 4, "one collision per contact: {events:#?}");
+}
