@@ -1,6 +1,6 @@
 //! Responding to one contact: the collision matrix, microcollisions, and the impulse.
 
-use super::integration::{Outcome, RestitutionLaw, integrate, integrate_separating};
+use super::integration::{Options, Outcome, RestitutionLaw, integrate, integrate_with};
 use crate::math::{Mat3, Vec3, cross_matrix};
 
 /// One body's share of the collision matrix at a contact point `r` from its centre of mass
@@ -162,7 +162,11 @@ pub fn respond(
         // 4e5 a second). Restitution simply goes on, under the same friction law, until then.
         let depth = (micro.epsilon - distance).clamp(0.0, micro.epsilon) / micro.epsilon;
         let boosted = e + (micro.max_restitution - e).max(0.0) * depth * depth;
-        let outcome = integrate_separating(k, u0, mu, boosted, law, micro.rebound_speed);
+        let separating = Options {
+            min_separation: micro.rebound_speed,
+            ..Options::default()
+        };
+        let outcome = integrate_with(k, u0, mu, boosted, law, separating);
         return (outcome, ResponseKind::Boosted);
     }
     (integrate(k, u0, mu, e, law), ResponseKind::Collision)

@@ -66,49 +66,47 @@ enum Mode {
 /// Integrates a collision with collision matrix `k`, initial relative velocity `u0` (u0.z < 0),
 /// friction `mu` and restitution `e` (Stronge allows `e > 1`: microcollisions inject energy).
 pub fn integrate(k: &Mat3, u0: &Vec3, mu: f64, e: f64, law: RestitutionLaw) -> Outcome {
-    integrate_separating(k, u0, mu, e, law, 0.0)
+    integrate_with(k, u0, mu, e, law, Options::default())
 }
 
 /// The error the collision integration allows per step, relative to the collision's speed
 /// `|u₀|` (see [`Context::new`]).
 pub const TOLERANCE: f64 = 1e-8;
 
-/// [`integrate`] with every component held to `tolerance · |u₀|` instead of [`TOLERANCE`]
-/// (e.g. 1e-13 for a reference solution).
-pub fn integrate_with_tolerance(
-    k: &Mat3,
-    u0: &Vec3,
-    mu: f64,
-    e: f64,
-    law: RestitutionLaw,
-    tolerance: f64,
-) -> Outcome {
-    run(k, u0, mu, e, law, 0.0, tolerance)
+/// How [`integrate_with`] differs from [`integrate`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// Restitution goes on until the contact separates at least this fast (a
+    /// microcollision's rebound speed, §3.5 with our floor; see `contact::respond`); the extra
+    /// restitution impulse obeys the same friction law. 0 by default.
+    pub min_separation: f64,
+    /// Every component is held to `tolerance · |u₀|` per step: [`TOLERANCE`] by default,
+    /// e.g. 1e-13 for a reference solution.
+    pub tolerance: f64,
 }
 
-/// [`integrate`], with restitution going on until the contact separates at least at
-/// `min_separation` (a microcollision's rebound speed, §3.5 with our floor; see
-/// `contact::respond`). The extra restitution impulse obeys the same friction law.
-pub fn integrate_separating(
-    k: &Mat3,
-    u0: &Vec3,
-    mu: f64,
-    e: f64,
-    law: RestitutionLaw,
-    min_separation: f64,
-) -> Outcome {
-    run(k, u0, mu, e, law, min_separation, TOLERANCE)
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            min_separation: 0.0,
+            tolerance: TOLERANCE,
+        }
+    }
 }
 
-fn run(
+/// [`integrate`] with a floor on the separating speed or another tolerance.
+pub fn integrate_with(
     k: &Mat3,
     u0: &Vec3,
     mu: f64,
     e: f64,
     law: RestitutionLaw,
-    min_separation: f64,
-    tolerance: f64,
+    options: Options,
 ) -> Outcome {
+    let Options {
+        min_separation,
+        tolerance,
+    } = options;
     let context = Context::new(k, mu, u0, tolerance);
     let start = State {
         u: *u0,

@@ -6,4 +6,4 @@ pub mod integration;
 pub mod sticking;
 
 pub use contact::{Microcollisions, ResponseKind, body_collision_matrix, respond};
-pub use integration::{Outcome, RestitutionLaw, integrate, integrate_with_tolerance};
+pub use integration::{Options, Outcome, RestitutionLaw, integrate, integrate_with};
