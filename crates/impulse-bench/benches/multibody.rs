@@ -12,6 +12,8 @@
 //! integration. The ratio printed at the end is rapier step time / ABA evaluation time.
 
 mod common;
+#[path = "common/rapier_world.rs"]
+mod rapier_world;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -20,6 +22,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use impulse::integrate::{AdaptiveRk, Tolerance};
 use impulse::math::{Pose, Quat, Vec3, pose};
 use impulse::multibody::{AppliedForces, Joint, JointKind, Link, MultibodyOde, Tree, Workspace};
+use rapier_world::RapierWorld;
 use rapier3d_f64::prelude::*;
 
 const LINK_LENGTH: f64 = 0.1;
@@ -68,77 +71,32 @@ fn chain_state(tree: &Tree) -> (Vec<f64>, Vec<f64>) {
 
 /// The same chain in rapier: a fixed root body and `n` dynamic bodies joined by multibody
 /// revolute joints.
-struct RapierChain {
-    pipeline: PhysicsPipeline,
-    parameters: IntegrationParameters,
-    islands: IslandManager,
-    broad_phase: DefaultBroadPhase,
-    narrow_phase: NarrowPhase,
-    bodies: RigidBodySet,
-    colliders: ColliderSet,
-    impulse_joints: ImpulseJointSet,
-    multibody_joints: MultibodyJointSet,
-    ccd: CCDSolver,
-}
-
-impl RapierChain {
-    fn new(n: usize) -> Self {
-        let mut bodies = RigidBodySet::new();
-        let mut multibody_joints = MultibodyJointSet::new();
-        let mut parent = bodies.insert(RigidBodyBuilder::fixed());
-        let inertia = LINK_MASS * LINK_LENGTH * LINK_LENGTH / 12.0;
-        for i in 0..n {
-            let body = RigidBodyBuilder::dynamic()
-                .translation(vector![0.0, 0.0, -(i as f64 + 0.5) * LINK_LENGTH])
-                .additional_mass_properties(MassProperties::new(
-                    point![0.0, 0.0, 0.0],
-                    LINK_MASS,
-                    vector![inertia, inertia, 1e-4],
-                ))
-                .angular_damping(0.0)
-                .linear_damping(0.0)
-                // A chain at rest falls asleep, and a sleeping chain's steps cost nothing:
-                // keep it awake so that every step does the dynamics.
-                .can_sleep(false);
-            let child = bodies.insert(body);
-            let anchor = if i == 0 { 0.0 } else { -LINK_LENGTH / 2.0 };
-            let joint = RevoluteJointBuilder::new(Vector::y_axis())
-                .local_anchor1(point![0.0, 0.0, anchor])
-                .local_anchor2(point![0.0, 0.0, LINK_LENGTH / 2.0]);
-            multibody_joints.insert(parent, child, joint, true);
-            parent = child;
-        }
-        Self {
-            pipeline: PhysicsPipeline::new(),
-            parameters: IntegrationParameters::default(),
-            islands: IslandManager::new(),
-            broad_phase: DefaultBroadPhase::new(),
-            narrow_phase: NarrowPhase::new(),
-            bodies,
-            colliders: ColliderSet::new(),
-            impulse_joints: ImpulseJointSet::new(),
-            multibody_joints,
-            ccd: CCDSolver::new(),
-        }
+fn rapier_chain(n: usize) -> RapierWorld {
+    let mut world = RapierWorld::new(vector![0.0, 0.0, -9.81], IntegrationParameters::default());
+    let mut parent = world.bodies.insert(RigidBodyBuilder::fixed());
+    let inertia = LINK_MASS * LINK_LENGTH * LINK_LENGTH / 12.0;
+    for i in 0..n {
+        let body = RigidBodyBuilder::dynamic()
+            .translation(vector![0.0, 0.0, -(i as f64 + 0.5) * LINK_LENGTH])
+            .additional_mass_properties(MassProperties::new(
+                point![0.0, 0.0, 0.0],
+                LINK_MASS,
+                vector![inertia, inertia, 1e-4],
+            ))
+            .angular_damping(0.0)
+            .linear_damping(0.0)
+            // A chain at rest falls asleep, and a sleeping chain's steps cost nothing:
+            // keep it awake so that every step does the dynamics.
+            .can_sleep(false);
+        let child = world.bodies.insert(body);
+        let anchor = if i == 0 { 0.0 } else { -LINK_LENGTH / 2.0 };
+        let joint = RevoluteJointBuilder::new(Vector::y_axis())
+            .local_anchor1(point![0.0, 0.0, anchor])
+            .local_anchor2(point![0.0, 0.0, LINK_LENGTH / 2.0]);
+        world.multibody_joints.insert(parent, child, joint, true);
+        parent = child;
     }
-
-    fn step(&mut self) {
-        self.pipeline.step(
-            &vector![0.0, 0.0, -9.81],
-            &self.parameters,
-            &mut self.islands,
-            &mut self.broad_phase,
-            &mut self.narrow_phase,
-            &mut self.bodies,
-            &mut self.colliders,
-            &mut self.impulse_joints,
-            &mut self.multibody_joints,
-            &mut self.ccd,
-            None,
-            &(),
-            &(),
-        );
-    }
+    world
 }
 
 /// Mean time of `f` over enough calls to fill `budget`.
@@ -192,7 +150,7 @@ fn multibody(c: &mut Criterion) {
                 criterion::BatchSize::SmallInput,
             )
         });
-        let mut rapier = RapierChain::new(n);
+        let mut rapier = rapier_chain(n);
         group.bench_function(format!("rapier/step/{n}_links"), |b| {
             b.iter(|| rapier.step())
         });
@@ -223,7 +181,7 @@ fn multibody(c: &mut Criterion) {
                 &mut v_dot,
             );
         });
-        let mut rapier = RapierChain::new(n);
+        let mut rapier = rapier_chain(n);
         let step = mean_time(Duration::from_millis(500), || rapier.step());
         println!(
             "{n:>6} {:>16.0} {:>14.1} {:>16.0} {:>12.1}",

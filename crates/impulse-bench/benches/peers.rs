@@ -49,20 +49,11 @@ fn from_rapier(v: &Vector<f64>) -> Vec3 {
     Vec3::new(v.x, v.y, v.z)
 }
 
-/// A rapier world with everything needed to step it.
-struct Rapier {
-    pipeline: PhysicsPipeline,
-    parameters: IntegrationParameters,
-    islands: IslandManager,
-    broad_phase: DefaultBroadPhase,
-    narrow_phase: NarrowPhase,
-    bodies: RigidBodySet,
-    colliders: ColliderSet,
-    impulse_joints: ImpulseJointSet,
-    multibody_joints: MultibodyJointSet,
-    ccd: CCDSolver,
-    gravity: Vector<f64>,
-}
+#[path = "common/rapier_world.rs"]
+mod rapier_world;
+
+/// A rapier world for a case: cm units, 240 Hz.
+struct Rapier(rapier_world::RapierWorld);
 
 impl Rapier {
     fn new(gravity: f64) -> Self {
@@ -71,48 +62,23 @@ impl Rapier {
             length_unit: 100.0,
             ..IntegrationParameters::default()
         };
-        Self {
-            pipeline: PhysicsPipeline::new(),
+        Self(rapier_world::RapierWorld::new(
+            vector![0.0, 0.0, -gravity],
             parameters,
-            islands: IslandManager::new(),
-            broad_phase: DefaultBroadPhase::new(),
-            narrow_phase: NarrowPhase::new(),
-            bodies: RigidBodySet::new(),
-            colliders: ColliderSet::new(),
-            impulse_joints: ImpulseJointSet::new(),
-            multibody_joints: MultibodyJointSet::new(),
-            ccd: CCDSolver::new(),
-            gravity: vector![0.0, 0.0, -gravity],
-        }
+        ))
     }
 
     /// Adds a body with one collider; friction and restitution combine by average (the
     /// default), as impulse's materials do, so equal values on both sides give those values.
     fn add(&mut self, body: RigidBodyBuilder, collider: ColliderBuilder, material: Material) {
-        let handle = self.bodies.insert(body.can_sleep(false));
+        let world = &mut self.0;
+        let handle = world.bodies.insert(body.can_sleep(false));
         let collider = collider
             .friction(material.friction)
             .restitution(material.restitution);
-        self.colliders
-            .insert_with_parent(collider, handle, &mut self.bodies);
-    }
-
-    fn step(&mut self) {
-        self.pipeline.step(
-            &self.gravity,
-            &self.parameters,
-            &mut self.islands,
-            &mut self.broad_phase,
-            &mut self.narrow_phase,
-            &mut self.bodies,
-            &mut self.colliders,
-            &mut self.impulse_joints,
-            &mut self.multibody_joints,
-            &mut self.ccd,
-            None,
-            &(),
-            &(),
-        );
+        world
+            .colliders
+            .insert_with_parent(collider, handle, &mut world.bodies);
     }
 
     /// Runs until `end`, calling `sample(t, bodies)` after each step; returns the wall time.
@@ -120,8 +86,8 @@ impl Rapier {
         let started = Instant::now();
         let steps = (end / RAPIER_DT).round() as usize;
         for k in 1..=steps {
-            self.step();
-            sample(k as f64 * RAPIER_DT, &self.bodies);
+            self.0.step();
+            sample(k as f64 * RAPIER_DT, &self.0.bodies);
         }
         started.elapsed().as_secs_f64()
     }
