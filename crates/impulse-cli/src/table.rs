@@ -24,6 +24,10 @@ pub struct TableArgs {
     /// Run with sleep off, as the thesis did: resting bodies take microcollisions to the end.
     #[arg(long)]
     no_sleep: bool,
+    /// Run each example this many times and report the median wall time (runs vary by 5–10 %
+    /// on a busy machine); the repeats must agree exactly in their counters and end state.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    repeat: u32,
 }
 
 /// One row of Table 7.1 ("pure impulse-based" part): the scene file's stem in the scenes
@@ -118,7 +122,14 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
             continue;
         }
         eprintln!("running {name} ({}) for {sim} s …", path.display());
-        rows.push(run_example(&path, name, sim, thesis, !args.no_sleep));
+        rows.push(run_repeated(
+            &path,
+            name,
+            sim,
+            thesis,
+            !args.no_sleep,
+            args.repeat,
+        ));
     }
     if rows.is_empty() {
         return Err(format!(
@@ -131,8 +142,13 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
         println!("skipped {note}");
     }
     println!(
-        "slowdown = wall / simulated time (one thread); speedup = thesis slowdown / ours. \
+        "slowdown = wall / simulated time (one thread{}); speedup = thesis slowdown / ours. \
          Thesis: Mirtich 1996, Table 7.1, SGI Indigo II (200 MHz R4400). Sleep: {}.",
+        if args.repeat > 1 {
+            format!(", wall the median of {} runs", args.repeat)
+        } else {
+            String::new()
+        },
         if args.no_sleep {
             "off (--no-sleep), as in the thesis"
         } else {
@@ -144,8 +160,9 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
         std::fs::write(&csv_path, format_csv(&rows))
             .map_err(|e| format!("cannot write {}: {e}", csv_path.display()))?;
         let json_path = out.join("table7_1.json");
-        let text = serde_json::to_string_pretty(&to_json(&rows, &skipped, !args.no_sleep))
-            .map_err(|e| format!("cannot format the table: {e}"))?;
+        let text =
+            serde_json::to_string_pretty(&to_json(&rows, &skipped, !args.no_sleep, args.repeat))
+                .map_err(|e| format!("cannot format the table: {e}"))?;
         std::fs::write(&json_path, text + "\n")
             .map_err(|e| format!("cannot write {}: {e}", json_path.display()))?;
         println!("written {} and {}", csv_path.display(), json_path.display());
@@ -159,10 +176,41 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
     })
 }
 
+/// [`run_example`] `repeat` times: the median wall time, and an error status if the runs
+/// disagree in anything but time (the same scene must give the same run).
+fn run_repeated(
+    path: &Path,
+    name: &'static str,
+    sim: f64,
+    thesis: f64,
+    sleep: bool,
+    repeat: u32,
+) -> Row {
+    let (mut first, fingerprint) = run_example(path, name, sim, thesis, sleep);
+    let mut walls = vec![first.wall_time];
+    for _ in 1..repeat {
+        let (again, again_fingerprint) = run_example(path, name, sim, thesis, sleep);
+        walls.push(again.wall_time);
+        if again_fingerprint != fingerprint && first.status == "completed" {
+            first.status = "runs differ: the same scene gave two different runs".into();
+        }
+    }
+    walls.sort_by(f64::total_cmp);
+    first.wall_time = walls[walls.len() / 2];
+    first
+}
+
 /// Loads and runs one scene for the thesis's simulated time, timing the simulation only (not
 /// loading, and with no output written, like the thesis's runs with graphics off); with sleep
-/// off if `sleep` is false.
-fn run_example(path: &Path, name: &'static str, sim: f64, thesis: f64, sleep: bool) -> Row {
+/// off if `sleep` is false. Also returns what the run must reproduce: its counters, end time
+/// and the bodies' end states, as text.
+fn run_example(
+    path: &Path,
+    name: &'static str,
+    sim: f64,
+    thesis: f64,
+    sleep: bool,
+) -> (Row, String) {
     let mut row = Row {
         example: name,
         file: path.display().to_string(),
@@ -178,12 +226,12 @@ fn run_example(path: &Path, name: &'static str, sim: f64, thesis: f64, sleep: bo
         Ok(scene) => scene,
         Err(SceneError::Io { message, .. }) => {
             row.status = format!("not loaded: {message}");
-            return row;
+            return (row, String::new());
         }
         Err(error) => {
             eprintln!("{error}");
             row.status = "not loaded: the scene has errors (see `impulse check`)".into();
-            return row;
+            return (row, String::new());
         }
     };
     if !sleep {
@@ -191,7 +239,7 @@ fn run_example(path: &Path, name: &'static str, sim: f64, thesis: f64, sleep: bo
         settings.enabled = false;
         if let Err(error) = scene.world.set_sleep(settings) {
             row.status = format!("not run: {error}");
-            return row;
+            return (row, String::new());
         }
     }
     let started = Instant::now();
@@ -213,7 +261,9 @@ fn run_example(path: &Path, name: &'static str, sim: f64, thesis: f64, sleep: bo
     if let Err(error) = result {
         row.status = format!("error at t = {}: {error}", row.sim_time);
     }
-    row
+    let states: Vec<_> = scene.world.bodies().iter().map(|b| *b.state()).collect();
+    let fingerprint = format!("{counters:?} {} {states:?}", row.sim_time);
+    (row, fingerprint)
 }
 
 fn format_table(rows: &[Row]) -> String {
@@ -280,7 +330,7 @@ fn format_csv(rows: &[Row]) -> String {
     text
 }
 
-fn to_json(rows: &[Row], skipped: &[String], sleep: bool) -> serde_json::Value {
+fn to_json(rows: &[Row], skipped: &[String], sleep: bool, runs: u32) -> serde_json::Value {
     let rows: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -302,6 +352,7 @@ fn to_json(rows: &[Row], skipped: &[String], sleep: bool) -> serde_json::Value {
     json!({
         "source": "Mirtich 1996, Table 7.1 (SGI Indigo II, 200 MHz R4400)",
         "sleep": if sleep { "as each scene sets it" } else { "off" },
+        "runs_per_example": runs,
         "rows": rows,
         "skipped": skipped,
     })

@@ -418,6 +418,39 @@ fn table_without_sleep_simulates_resting_contact_to_the_end() {
     );
 }
 
+/// `impulse table --repeat 3` runs each example three times, reports the median wall time,
+/// and the three runs agree exactly (a run that differed would be marked in the status).
+#[test]
+fn table_repeats_each_example_and_checks_the_runs_agree() {
+    let scenes = scratch("table_repeat_scenes");
+    std::fs::create_dir_all(&scenes).unwrap();
+    std::fs::copy(
+        repo().join("scenes/impulse/chain_of_balls.toml"),
+        scenes.join("chain_of_balls.toml"),
+    )
+    .unwrap();
+    let out = scratch("table_repeat_out");
+    let result = impulse(&[
+        "table",
+        "--scenes",
+        scenes.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--repeat",
+        "3",
+    ]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let stdout = text(&result.stdout);
+    assert!(stdout.contains("the median of 3 runs"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("table7_1.json")).unwrap()).unwrap();
+    assert_eq!(json["runs_per_example"], 3);
+    assert_eq!(json["rows"][0]["status"], "completed");
+    let zero = impulse(&["table", "--repeat", "0"]);
+    assert_eq!(zero.status.code(), Some(2), "clap refuses it");
+    assert!(text(&zero.stderr).contains("--repeat"));
+}
+
 /// A missing scene directory is a clear error, not a panic.
 #[test]
 fn table_without_scene_directory_is_an_error() {
