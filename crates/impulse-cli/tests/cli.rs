@@ -308,17 +308,19 @@ fn mass_rejects_broken_meshes_with_located_errors() {
     assert_eq!(negative.status.code(), Some(1));
 }
 
+/// A scratch scene directory `dir` holding one shipped Table 7.1 scene, `file`.
+fn table_scenes(dir: &str, file: &str) -> PathBuf {
+    let scenes = scratch(dir);
+    std::fs::create_dir_all(&scenes).unwrap();
+    std::fs::copy(repo().join("scenes/impulse").join(file), scenes.join(file)).unwrap();
+    scenes
+}
+
 /// `impulse table` on a directory holding one small Table 7.1 scene: it runs it, skips the
 /// others with a note, and prints and writes the comparison with the thesis's columns.
 #[test]
 fn table_compares_one_scene_with_the_thesis() {
-    let scenes = scratch("table_scenes");
-    std::fs::create_dir_all(&scenes).unwrap();
-    std::fs::copy(
-        repo().join("scenes/impulse/chain_of_balls.toml"),
-        scenes.join("chain_of_balls.toml"),
-    )
-    .unwrap();
+    let scenes = table_scenes("table_scenes", "chain_of_balls.toml");
     let out = scratch("table_out");
     let result = impulse(&[
         "table",
@@ -381,13 +383,7 @@ fn table_compares_one_scene_with_the_thesis() {
 /// (measured: 2114 with sleep, 4741 without), and the JSON says which it was.
 #[test]
 fn table_without_sleep_simulates_resting_contact_to_the_end() {
-    let scenes = scratch("table_sleep_scenes");
-    std::fs::create_dir_all(&scenes).unwrap();
-    std::fs::copy(
-        repo().join("scenes/impulse/block_on_ramp.toml"),
-        scenes.join("block_on_ramp.toml"),
-    )
-    .unwrap();
+    let scenes = table_scenes("table_sleep_scenes", "block_on_ramp.toml");
     let run = |extra: &[&str]| {
         let out = scratch(&format!("table_sleep_out{}", extra.len()));
         let mut args = vec![
@@ -422,13 +418,7 @@ fn table_without_sleep_simulates_resting_contact_to_the_end() {
 /// and the three runs agree exactly (a run that differed would be marked in the status).
 #[test]
 fn table_repeats_each_example_and_checks_the_runs_agree() {
-    let scenes = scratch("table_repeat_scenes");
-    std::fs::create_dir_all(&scenes).unwrap();
-    std::fs::copy(
-        repo().join("scenes/impulse/chain_of_balls.toml"),
-        scenes.join("chain_of_balls.toml"),
-    )
-    .unwrap();
+    let scenes = table_scenes("table_repeat_scenes", "chain_of_balls.toml");
     let out = scratch("table_repeat_out");
     let result = impulse(&[
         "table",
