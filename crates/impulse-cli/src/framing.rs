@@ -1,15 +1,16 @@
-//! What the viewer page and the renderer agree on: where the scene is (the region every bounded
-//! body passes through during the run), and which colour each body gets.
+//! What the viewer page and the renderer agree on: where the scene is (the region the moving
+//! bodies pass through during the run), and which colour each body gets.
 
 use impulse::math::{Point, Vec3};
 use impulse::record::{BodyRecord, Geometry, ShapeRecord};
 
 use crate::recording::Recording;
 
-/// A sphere around everything that moves (or stands) in the run; half-spaces excluded.
+/// A sphere around what moves in the run (or, if nothing does, what stands); half-spaces
+/// excluded.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bounds {
-    /// Centre of the box around every bounded body over the whole run.
+    /// Centre of the box around those bodies over the whole run.
     pub center: Vec3,
     /// Half the diagonal of that box (at least a small positive length).
     pub radius: f64,
@@ -63,19 +64,13 @@ pub fn body_sphere(body: &BodyRecord) -> Option<(Point, f64)> {
 /// precision (and soon overflows).
 const FARTHEST: f64 = 1e100;
 
-/// The region the run's bounded bodies occupy over every recorded frame.
+/// The region the run's moving bounded bodies (dynamic and kinematic) occupy over every
+/// recorded frame, or that of the fixed ones when nothing bounded moves. The fixed surroundings
+/// are context: framing them too made seven dominos on a 60 cm table a speck in the picture.
 pub fn bounds(recording: &Recording) -> Result<Bounds, String> {
-    let mut lo = Vec3::repeat(f64::INFINITY);
-    let mut hi = Vec3::repeat(f64::NEG_INFINITY);
-    for (body, track) in recording.shapes.bodies.iter().zip(&recording.tracks) {
-        let Some((center, radius)) = body_sphere(body) else {
-            continue;
-        };
-        for sample in track {
-            let c = sample.position + sample.orientation * center.coords;
-            lo = lo.inf(&c.add_scalar(-radius));
-            hi = hi.sup(&c.add_scalar(radius));
-        }
+    let (mut lo, mut hi) = swept_box(recording, |body| body.motion != "fixed");
+    if lo.x == f64::INFINITY {
+        (lo, hi) = swept_box(recording, |_| true);
     }
     if lo.x == f64::INFINITY {
         // Only half-spaces: look at the origin.
@@ -96,6 +91,24 @@ pub fn bounds(recording: &Recording) -> Result<Bounds, String> {
         center: (lo + hi) * 0.5,
         radius: if radius > 0.0 { radius } else { 1.0 },
     })
+}
+
+/// Corners of the box around the bounded bodies that `include` picks, over every recorded
+/// frame (infinite and empty when there are none).
+fn swept_box(recording: &Recording, include: impl Fn(&BodyRecord) -> bool) -> (Vec3, Vec3) {
+    let mut lo = Vec3::repeat(f64::INFINITY);
+    let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+    for (body, track) in recording.shapes.bodies.iter().zip(&recording.tracks) {
+        let Some((center, radius)) = body_sphere(body).filter(|_| include(body)) else {
+            continue;
+        };
+        for sample in track {
+            let c = sample.position + sample.orientation * center.coords;
+            lo = lo.inf(&c.add_scalar(-radius));
+            hi = hi.sup(&c.add_scalar(radius));
+        }
+    }
+    (lo, hi)
 }
 
 /// Colours of moving bodies, in turn (Tableau 10, which stays distinguishable for most readers).

@@ -2,7 +2,7 @@
 //! a contact sheet of several — drawn by the software rasterizer in [`crate::raster`].
 //!
 //! The camera is the viewer page's starting camera: it looks at the centre of the region the
-//! bodies occupy over the whole run (so every picture of a run shares one camera), from the
+//! moving bodies occupy over the whole run (so every picture of a run shares one camera), from the
 //! direction given by azimuth and elevation, with a 35° vertical field of view, at the distance
 //! where the sphere around that region just fits the picture.
 

@@ -283,6 +283,78 @@ fn render_puts_the_body_where_the_projection_says() {
 }
 
 #[test]
+fn render_frames_the_moving_bodies_not_the_fixed_surroundings() {
+    // The same gliding ball, alone and with a 20 × 20 × 2 block fixed 50 units below it. Framed
+    // on everything, the block would pull the camera's centre 26 units down and put the ball
+    // out of the picture; framed on what moves, the block lies outside the field of view (the
+    // picture spans ±1.4 units at the ball's depth) and the two pictures are the same.
+    let alone = run(
+        "crates/impulse-cli/tests/data/moving_ball.toml",
+        "framing_alone",
+        &[],
+    );
+    let above = run(
+        "crates/impulse-cli/tests/data/moving_ball_above_block.toml",
+        "framing_above_block",
+        &[],
+    );
+    let picture = |dir: &Path| {
+        let file = dir.join("side.png");
+        succeeds(&[
+            "render",
+            path(dir),
+            "--time",
+            "0.5",
+            "--azimuth=-90",
+            "--elevation",
+            "0",
+            "--width",
+            "200",
+            "--height",
+            "200",
+            "--out",
+            path(&file),
+        ]);
+        pixels(&file)
+    };
+    let (with_block, without) = (picture(&above), picture(&alone));
+    assert_eq!(with_block.0, 200);
+    assert!(with_block == without, "the fixed block moved the camera");
+    // A run in which nothing bounded moves is framed on its fixed bodies: the block fills the
+    // middle of a top view.
+    let still = scratch("framing_still");
+    std::fs::create_dir_all(&still).unwrap();
+    let scene = still.join("block.toml");
+    std::fs::write(
+        &scene,
+        "[world]\nduration = 0.1\n\n[[bodies]]\nname = \"block\"\nmotion = \"fixed\"\n\
+         shape = { type = \"box\", size = [20, 20, 2] }\nposition = [0, 0, -50]\n",
+    )
+    .unwrap();
+    let out = run(path(&scene), "framing_still_run", &[]);
+    let file = out.join("top.png");
+    succeeds(&[
+        "render",
+        path(&out),
+        "--elevation",
+        "90",
+        "--width",
+        "100",
+        "--height",
+        "100",
+        "--out",
+        path(&file),
+    ]);
+    let (_, _, rgb) = pixels(&file);
+    let middle = (50 * 100 + 50) * 3;
+    assert_ne!(
+        &rgb[middle..middle + 3],
+        &BACKGROUND,
+        "no block in the middle"
+    );
+}
+
+#[test]
 fn render_is_deterministic_and_sheets_tile_frames() {
     let out = run(
         "scenes/free/dzhanibekov.toml",
