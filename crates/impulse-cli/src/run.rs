@@ -116,7 +116,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         let energy = &summary.energy;
         let change = energy.r#final - energy.initial;
         let relative = if energy.initial != 0.0 {
-            format!(" ({:+.3e} relative)", change / energy.initial.abs())
+            format!(", {} %", signed(100.0 * change / energy.initial.abs()))
         } else {
             String::new()
         };
@@ -132,8 +132,10 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         );
         println!("bodies     {} ({dynamic} dynamic)", summary.bodies.len());
         println!(
-            "energy     {} → {}, change {change:+.6e}{relative}",
-            energy.initial, energy.r#final
+            "energy     {} → {} (change {}{relative})",
+            significant(energy.initial),
+            significant(energy.r#final),
+            signed(change),
         );
         let counters: Vec<String> = summary
             .counters
@@ -171,4 +173,48 @@ fn write_records(out: &Path, scene: &Scene) -> Result<EventWriter<BufWriter<File
         .map_err(|e| format!("cannot create {}: {e}", events_path.display()))?;
     EventWriter::new(BufWriter::new(file), &scene.world)
         .map_err(|e| format!("writing {}: {e}", events_path.display()))
+}
+
+/// `x` to seven significant digits, in plain notation where that is short and in scientific
+/// notation otherwise (what a person reads in a summary; the exact values are in summary.json).
+fn significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let exponent = x.abs().log10().floor();
+    if (-4.0..9.0).contains(&exponent) {
+        let decimals = (6.0 - exponent).max(0.0) as usize;
+        format!("{x:.decimals$}")
+    } else {
+        format!("{x:.6e}")
+    }
+}
+
+/// [`significant`] with a plus sign on positive numbers (a change).
+fn signed(x: f64) -> String {
+    let digits = significant(x);
+    if x > 0.0 {
+        format!("+{digits}")
+    } else {
+        digits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{signed, significant};
+
+    #[test]
+    fn summaries_print_seven_significant_digits() {
+        assert_eq!(significant(165505.38749999998), "165505.4");
+        assert_eq!(significant(-105100.16368), "-105100.2");
+        assert_eq!(significant(0.0012345678), "0.001234568");
+        assert_eq!(significant(2.5), "2.500000");
+        assert_eq!(significant(6.02e23), "6.020000e23");
+        assert_eq!(significant(-3.3e-7), "-3.300000e-7");
+        assert_eq!(significant(0.0), "0");
+        assert_eq!(significant(f64::NAN), "NaN");
+        assert_eq!(signed(1.5e-12), "+1.500000e-12");
+        assert_eq!(signed(-63.49818), "-63.49818");
+    }
 }
