@@ -18,4 +18,4 @@ impulse run scenes/hybrid/rover.toml --out "$out/rover" --quiet
 impulse render "$out/rover" --sheet 4 --zoom 1.5 --width 640 --height 360 --out docs/images/rover.png
 
 impulse run scenes/hybrid/creature_war.toml --duration 18 --out "$out/creature_war" --quiet
-impulse render "$out/creature_war" --sheet 4 --elevation 45 --zoom 3.2 --width 640 --height 360 --out docs/images/creature_war.png
+impulse render "$out/creature_war" --sheet 4 --elevation 45 --zoom 1.7 --width 640 --height 360 --out docs/images/creature_war.png
