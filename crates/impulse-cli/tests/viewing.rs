@@ -209,6 +209,28 @@ fn view_serves_the_page_on_localhost() {
 /// Background of rendered pictures.
 const BACKGROUND: [u8; 3] = [42, 47, 55];
 
+/// Renders run `dir` at time `t` to `dir/name`, 200 × 200 pixels, seen from −y (azimuth −90°,
+/// elevation 0: x to the right, z up), and returns the picture's size and pixels.
+fn side_view(dir: &Path, t: &str, name: &str) -> (u32, u32, Vec<u8>) {
+    let file = dir.join(name);
+    succeeds(&[
+        "render",
+        path(dir),
+        "--time",
+        t,
+        "--azimuth=-90",
+        "--elevation",
+        "0",
+        "--width",
+        "200",
+        "--height",
+        "200",
+        "--out",
+        path(&file),
+    ]);
+    pixels(&file)
+}
+
 #[test]
 fn render_puts_the_body_where_the_projection_says() {
     let out = run(
@@ -230,23 +252,7 @@ fn render_puts_the_body_where_the_projection_says() {
     let radius = 0.25 / (d * half.tan()) * 100.0;
     assert!((column(1.0) - 173.4).abs() < 0.1 && (radius - 18.3).abs() < 0.1);
     for (t, x) in [("0", -1.0), ("0.5", 0.0), ("1", 1.0)] {
-        let file = out.join(format!("ball_{t}.png"));
-        succeeds(&[
-            "render",
-            path(&out),
-            "--time",
-            t,
-            "--azimuth=-90",
-            "--elevation",
-            "0",
-            "--width",
-            "200",
-            "--height",
-            "200",
-            "--out",
-            path(&file),
-        ]);
-        let (w, h, rgb) = pixels(&file);
+        let (w, h, rgb) = side_view(&out, t, &format!("ball_{t}.png"));
         assert_eq!((w, h), (200, 200));
         let at = |x: f64, y: f64| {
             let i = (y as usize * 200 + x as usize) * 3;
@@ -298,26 +304,10 @@ fn render_frames_the_moving_bodies_not_the_fixed_surroundings() {
         "framing_above_block",
         &[],
     );
-    let picture = |dir: &Path| {
-        let file = dir.join("side.png");
-        succeeds(&[
-            "render",
-            path(dir),
-            "--time",
-            "0.5",
-            "--azimuth=-90",
-            "--elevation",
-            "0",
-            "--width",
-            "200",
-            "--height",
-            "200",
-            "--out",
-            path(&file),
-        ]);
-        pixels(&file)
-    };
-    let (with_block, without) = (picture(&above), picture(&alone));
+    let (with_block, without) = (
+        side_view(&above, "0.5", "side.png"),
+        side_view(&alone, "0.5", "side.png"),
+    );
     assert_eq!(with_block.0, 200);
     assert!(with_block == without, "the fixed block moved the camera");
     // A run in which nothing bounded moves is framed on its fixed bodies: the block fills the
