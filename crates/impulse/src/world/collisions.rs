@@ -1222,9 +1222,11 @@ impl Collisions {
             *may = true;
             // (Sampled at `t` by the box refresh that calls this.)
             if !body.is_asleep() {
-                let moved = self.stillness[c].distance(body, self.reach[c]);
-                if moved > drift || self.speed(c, world) > ceiling {
+                if self.speed(c, world) > ceiling {
                     self.stillness[c] = self.still_from(c, t, world);
+                } else {
+                    let s = body.state();
+                    self.stillness[c].sample(t, s.position, s.orientation, self.reach[c], drift);
                 }
             }
         }
@@ -1233,7 +1235,7 @@ impl Collisions {
             .map(|c| Member {
                 may_sleep: sleeper[c],
                 restless: !sleeper[c] && self.moves(c, world),
-                still_since: self.stillness[c].since,
+                still_since: self.stillness[c].since(),
                 island: self.islands[c],
             })
             .collect();

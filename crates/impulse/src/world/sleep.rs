@@ -10,7 +10,9 @@
 //!   stays within `speed × time` of where it was when it became still, and no point moves
 //!   faster than a microcollision throws it. Checked at every box refresh (never at output
 //!   frames, so sampling cannot change the outcome), on the pose: a resting body vibrates in
-//!   its envelope at up to ~3 threshold speeds, and only its drift tells rest from motion.
+//!   its envelope at up to ~3 threshold speeds, and only its drift tells rest from motion. It
+//!   became still at the earliest refresh whose pose every later one has stayed near
+//!   ([`Stillness`]).
 //! - **Islands**: bodies joined by contacts that took an impulse within the last `time`, plus
 //!   the members of sleeping islands. A contact with a collider that moves and cannot sleep (a
 //!   kinematic body, a multibody link) keeps its island awake; fixed bodies join nothing.
@@ -20,7 +22,6 @@
 //! - **Waking**: any impulse on a sleeper (a collision with an awake body, a kinematic body or
 //!   a link) wakes its whole island, from rest: what it held up must be free to fall.
 
-use crate::dynamics::RigidBody;
 use crate::math::{Quat, Vec3};
 
 /// When bodies fall asleep. An island of bodies (bodies joined by contacts that took impulses
@@ -73,31 +74,68 @@ impl Default for Sleep {
     }
 }
 
-/// Where a body has stayed since when: its pose at `since`, near which every one of its points
-/// has stayed since.
-#[derive(Clone, Copy, Debug)]
+/// Since when a body has stayed still: the poses it has been sampled at (box refreshes) from
+/// each of which every later sample has stayed within the drift distance, oldest first. The
+/// oldest is where it has been still since.
+///
+/// Keeping the later poses as well as the oldest matters when a body settles slowly: anchored
+/// at one pose taken while it was still moving (a domino finishing its fall), its final
+/// settling could add up to the drift distance a quarter of a second after it had come to rest,
+/// and restarting the clock there put the dominos' island to sleep after the run instead of at
+/// 1.1 s. With the later poses, the clock restarts at the first pose that every sample since
+/// stays near. The test is the same either way; only the anchor is better chosen.
+#[derive(Clone, Debug)]
 pub(super) struct Stillness {
-    pub since: f64,
+    anchors: Vec<Anchor>,
+}
+
+/// A sampled pose that every later sample has stayed near.
+#[derive(Clone, Copy, Debug)]
+struct Anchor {
+    time: f64,
     position: Vec3,
     orientation: Quat,
 }
+
+/// Most anchors a body keeps: the oldest and the latest others (one per box refresh, so 0.3 s
+/// of them at the default period). Dropping older ones can only make a body's stillness start
+/// later, never earlier.
+const ANCHORS: usize = 16;
 
 impl Stillness {
     /// Still from `t`, at this pose.
     pub fn new(t: f64, position: Vec3, orientation: Quat) -> Self {
         Self {
-            since: t,
-            position,
-            orientation,
+            anchors: vec![Anchor {
+                time: t,
+                position,
+                orientation,
+            }],
         }
     }
 
-    /// How far a point of `body` at most `reach` from its centre of mass has gone since: the
-    /// centre's displacement plus the reach times the angle turned.
-    pub fn distance(&self, body: &RigidBody, reach: f64) -> f64 {
-        let s = body.state();
-        let turned = (self.orientation.inverse() * s.orientation).angle();
-        (s.position - self.position).norm() + reach * turned
+    /// Since when the body has been still.
+    pub fn since(&self) -> f64 {
+        self.anchors.first().map_or(f64::INFINITY, |a| a.time)
+    }
+
+    /// Takes the body's pose at `t` (centre of mass and orientation): drops the anchors that a
+    /// point of the body at most `reach` from its centre of mass has gone farther than `drift`
+    /// from (the centre's displacement plus the reach times the angle turned), and adds this
+    /// pose as the latest.
+    pub fn sample(&mut self, t: f64, position: Vec3, orientation: Quat, reach: f64, drift: f64) {
+        self.anchors.retain(|a| {
+            let turned = (a.orientation.inverse() * orientation).angle();
+            (position - a.position).norm() + reach * turned <= drift
+        });
+        if self.anchors.len() >= ANCHORS {
+            self.anchors.remove(1);
+        }
+        self.anchors.push(Anchor {
+            time: t,
+            position,
+            orientation,
+        });
     }
 }
 
@@ -198,6 +236,36 @@ mod tests {
         still_since: 0.0,
         island: None,
     };
+
+    /// Samples a body moving along x only, at `positions` taken every 0.02 s from t = 0, with
+    /// a drift allowance of 0.55; returns since when it has been still.
+    fn still_since(positions: &[f64]) -> f64 {
+        let pose = |x: f64| (Vec3::new(x, 0.0, 0.0), Quat::identity());
+        let (p0, q0) = pose(positions[0]);
+        let mut stillness = Stillness::new(0.0, p0, q0);
+        for (k, &x) in positions.iter().enumerate().skip(1) {
+            let (p, q) = pose(x);
+            stillness.sample(0.02 * k as f64, p, q, 1.0, 0.55);
+        }
+        stillness.since()
+    }
+
+    #[test]
+    fn a_settling_body_is_still_from_where_it_came_to_rest() {
+        // Sliding to a stop: 0 → 0.3 → 0.5 by t = 0.04, then creeping on to 0.56 by t = 0.30
+        // and resting there. Anchored only at its first pose it would count as still from
+        // t = 0.26, where it passes 0.55 from x = 0; every sample from t = 0.02 (x = 0.3) on
+        // stays within 0.55 of that pose, so it has been still since 0.02.
+        let mut xs = vec![0.0, 0.3, 0.5];
+        xs.extend((3..=15).map(|k| 0.5 + 0.06 * (k - 2) as f64 / 13.0));
+        xs.extend([0.56; 20]);
+        assert_eq!(still_since(&xs), 0.02);
+        // Moving on beyond 0.55 from every sample restarts the clock at the latest sample.
+        xs.push(2.0);
+        assert_eq!(still_since(&xs), 0.02 * (xs.len() - 1) as f64);
+        // At rest throughout, with more samples than anchors kept: still from the start.
+        assert_eq!(still_since(&[0.1; 100]), 0.0);
+    }
 
     #[test]
     fn an_island_sleeps_only_when_every_member_has_been_still() {
