@@ -197,6 +197,64 @@ fn a_body_carried_by_a_kinematic_body_stays_awake() {
     assert!((carried - 1.5).abs() < 0.05, "carried to x = {carried}");
 }
 
+/// A kinematic body whose prescribed motion leaves it in place (no velocity, no spin, an
+/// oscillation of zero amplitude) is as still as a fixed one: a cube resting on it falls asleep
+/// as it does on a fixed slab, and takes no microcollision afterwards. Regression: any
+/// kinematic body kept what it touched awake, so the cube was hit for ever.
+#[test]
+fn a_body_on_a_stationary_kinematic_body_falls_asleep() {
+    use impulse::dynamics::Oscillation;
+    let slab = |world: &mut World, motion: MotionType| {
+        let mut slab = BodyDesc::new(
+            "slab",
+            Shape::Box {
+                half_extents: Vec3::new(100.0, 20.0, 1.0),
+            },
+        );
+        slab.motion = motion;
+        slab.material = MATERIAL;
+        slab.pose = Pose::translation(0.0, 0.0, -1.0);
+        world.add_body(slab).unwrap();
+    };
+    let mut asleep_at = Vec::new();
+    for motion in [
+        MotionType::Fixed,
+        MotionType::Kinematic(PrescribedMotion {
+            velocity: Vec3::zeros(),
+            angular_velocity: Vec3::zeros(),
+            oscillations: vec![Oscillation {
+                amplitude: Vec3::zeros(),
+                frequency: 10.0,
+                phase: 0.0,
+            }],
+        }),
+    ] {
+        let mut world = world(true);
+        slab(&mut world, motion);
+        let cube = cube(&mut world, "cube", 0.0, 0.0);
+        let mut first = f64::NAN;
+        for k in 1..=150 {
+            world.advance_to(k as f64 * 0.01).unwrap();
+            if first.is_nan() && world.body(cube).is_asleep() {
+                first = world.time();
+            }
+        }
+        let hits = world.counters()["microcollisions"];
+        world.advance_to(3.0).unwrap();
+        assert!(world.body(cube).is_asleep());
+        assert_eq!(
+            world.counters()["microcollisions"],
+            hits,
+            "hit while asleep"
+        );
+        asleep_at.push(first);
+    }
+    // Asleep after the sleep time (0.5 s) and within a second; on the kinematic slab exactly
+    // when on the fixed one (the same contacts, the same motion).
+    assert!(asleep_at[0] >= 0.5 && asleep_at[0] < 1.0, "{asleep_at:?}");
+    assert_eq!(asleep_at[0], asleep_at[1]);
+}
+
 /// The still speed is a threshold: a ball rolling without slipping at the threshold speed
 /// √(2 g ε_c) = 4.43 cm/s (four times the still speed) keeps rolling for 2 s, covering v t
 /// (no rolling resistance: to 1 %), and never sleeps; one rolling at a tenth of it (0.44 cm/s,

@@ -34,6 +34,17 @@ pub struct PrescribedMotion {
 }
 
 impl PrescribedMotion {
+    /// True when the motion leaves the body where it starts: no velocity, no spin, and every
+    /// oscillation without amplitude or frequency. Such a body is as still as a fixed one.
+    pub fn is_stationary(&self) -> bool {
+        self.velocity == Vec3::zeros()
+            && self.angular_velocity == Vec3::zeros()
+            && self
+                .oscillations
+                .iter()
+                .all(|o| o.amplitude == Vec3::zeros() || o.frequency == 0.0)
+    }
+
     /// True when every number is finite.
     pub fn is_finite(&self) -> bool {
         let finite = |v: &Vec3| v.iter().all(|c| c.is_finite());

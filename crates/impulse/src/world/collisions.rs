@@ -390,6 +390,18 @@ impl Collisions {
         }
     }
 
+    /// Whether collider `c` is a kinematic body whose prescribed motion leaves it where it
+    /// starts: it keeps nothing it touches awake, as a fixed body does not.
+    fn stationary(&self, c: usize, world: &Participants<'_>) -> bool {
+        match self.colliders[c] {
+            Collider::Body(id) => matches!(
+                world.bodies[id.0].motion(),
+                MotionType::Kinematic(motion) if motion.is_stationary()
+            ),
+            Collider::Link(..) => false,
+        }
+    }
+
     /// Whether collider `c` responds to impulses.
     fn dynamic(&self, c: usize, world: &Participants<'_>) -> bool {
         match self.colliders[c] {
@@ -1234,7 +1246,7 @@ impl Collisions {
         let members: Vec<Member> = (0..n)
             .map(|c| Member {
                 may_sleep: sleeper[c],
-                restless: !sleeper[c] && self.moves(c, world),
+                restless: !sleeper[c] && self.moves(c, world) && !self.stationary(c, world),
                 still_since: self.stillness[c].since(),
                 island: self.islands[c],
             })

@@ -15,7 +15,8 @@
 //!   ([`Stillness`]).
 //! - **Islands**: bodies joined by contacts that took an impulse within the last `time`, plus
 //!   the members of sleeping islands. A contact with a collider that moves and cannot sleep (a
-//!   kinematic body, a multibody link) keeps its island awake; fixed bodies join nothing.
+//!   kinematic body, a multibody link) keeps its island awake; fixed bodies join nothing, and
+//!   neither do kinematic bodies whose prescribed motion is zero.
 //! - **Falling asleep**: an island every member of which has been still for `time` sleeps
 //!   whole. Each member's velocities become zero and it leaves gravity's pull
 //!   ([`crate::RigidBody::fall_asleep`]); pairs of which neither side can move leave the heap.
@@ -144,7 +145,8 @@ impl Stillness {
 pub(super) struct Member {
     /// A free body: dynamic, without applied torque (awake or asleep).
     pub may_sleep: bool,
-    /// Moves on its own and cannot sleep (kinematic body, link): keeps what it touches awake.
+    /// Moves on its own and cannot sleep (a kinematic body with a motion, a link): keeps what it
+    /// touches awake.
     pub restless: bool,
     /// Since when it has been still.
     pub still_since: f64,
