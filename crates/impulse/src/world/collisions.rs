@@ -1234,10 +1234,10 @@ impl Collisions {
             *may = true;
             // (Sampled at `t` by the box refresh that calls this.)
             if !body.is_asleep() {
+                let s = body.state();
                 if self.speed(c, world) > ceiling {
-                    self.stillness[c] = self.still_from(c, t, world);
+                    self.stillness[c].restart(t, s.position, s.orientation);
                 } else {
-                    let s = body.state();
                     self.stillness[c].sample(t, s.position, s.orientation, self.reach[c], drift);
                 }
             }

@@ -115,6 +115,16 @@ impl Stillness {
         }
     }
 
+    /// Still from `t` again, at this pose (keeping the anchors' storage).
+    pub fn restart(&mut self, t: f64, position: Vec3, orientation: Quat) {
+        self.anchors.clear();
+        self.anchors.push(Anchor {
+            time: t,
+            position,
+            orientation,
+        });
+    }
+
     /// Since when the body has been still.
     pub fn since(&self) -> f64 {
         self.anchors.first().map_or(f64::INFINITY, |a| a.time)
