@@ -211,13 +211,17 @@ fn block_drop_comes_to_rest_as_a_level_stack() {
         world.body(lower).state().position,
         world.body(upper).state().position,
     );
-    // Measured 2.505 and 7.014 cm, tilts ≤ 0.02°, each moved ≤ 0.02 cm over the last 0.2 s.
+    // Each block rests on microcollisions: hit anywhere within the envelope ε_c, a reversal
+    // sends it back up at up to the threshold speed √(2 g ε_c), which rises ε_c more. So each
+    // of the two contacts in series is open by at most 2 ε_c. Measured 2.505 and 7.014 cm
+    // (7.020 since the symmetric blocks' flights are in closed form: the upper frozen by sleep
+    // 1.5 ε_c above the lower), tilts ≤ 0.02°, each moved ≤ 0.02 cm over the last 0.2 s.
     assert!(
-        at_lower.z > 2.5 && at_lower.z < 2.5 + epsilon,
+        at_lower.z > 2.5 && at_lower.z < 2.5 + 2.0 * epsilon,
         "{at_lower:?}"
     );
     assert!(
-        at_upper.z > 7.0 && at_upper.z < 7.0 + 2.0 * epsilon,
+        at_upper.z > 7.0 && at_upper.z < 7.0 + 4.0 * epsilon,
         "{at_upper:?}"
     );
     // At rest means the vibration of microcollisions: speeds below the threshold √(2 g ε_c) =

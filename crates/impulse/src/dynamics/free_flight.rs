@@ -4,8 +4,19 @@
 //! `c(t) = c₀ + v₀ τ + ½ a τ²` (Mirtich App. A). Rotation follows Euler's equations with the
 //! gyroscopic term, `I ω̇ = τ − ω × I ω` in the principal body frame (eq. A.3), together with the
 //! quaternion kinematics `q̇ = ½ q ⊗ (0, ω)` (App. A.4), integrated by the adaptive
-//! Dormand–Prince integrator and renormalised after every step. A body with equal principal
-//! moments and no torque spins at constant angular velocity, which is used in closed form.
+//! Dormand–Prince integrator and renormalised after every step.
+//!
+//! A torque-free body with two equal principal moments (a symmetric top: a coin, a square-based
+//! box, a cylinder; with three equal, a sphere or a cube) moves in closed form instead. With
+//! `I_⊥` the equal moments, `e_s` the symmetry axis and `ω_s` the (constant) spin about it, the
+//! body turns about the fixed angular momentum `L` at `Ω = L / I_⊥` while it spins about its own
+//! axis at `ψ̇ = ω_s (1 − I_s / I_⊥)` (Goldstein, *Classical Mechanics*, §5.6):
+//!
+//! `R(τ) = exp(τ [Ω]ₓ) R₀ exp(τ ψ̇ [e_s]ₓ)`, `ω(τ) = Ω + ψ̇ R(τ) e_s` (world frame).
+//!
+//! Differentiating, `Ṙ = [Ω]ₓ R + ψ̇ R [e_s]ₓ`, so the world angular velocity is `Ω + ψ̇ R e_s`; in
+//! the body frame that is `L_b / I_⊥ + ψ̇ e_s = (ω₁, ω₂, ω_s)`, the initial ω, and it keeps `R Iᵇ Rᵀ ω
+//! = L` fixed. Exact to rounding, where integrating Euler's equations errs by its tolerance.
 //!
 //! A flight starts at a time and state (after a collision, or at the start of a run) and can be
 //! sampled at any later time; sampling never changes the integrator's steps.
@@ -68,17 +79,38 @@ impl OdeSystem for EulerRotation {
 /// How the orientation evolves during a flight.
 #[derive(Clone, Debug)]
 enum Rotation {
-    /// Equal principal moments and no torque: the world angular velocity is constant, so
-    /// `q(t) = exp(ω τ) q₀` exactly.
-    Uniform {
+    /// A torque-free symmetric top, in closed form (see the module comment):
+    /// `q(τ) = exp(Ω τ) q₀ exp(ψ̇ e_s τ)`. With three equal moments `ψ̇ = 0` and `Ω = ω`.
+    Precessing {
         orientation: Quat,
-        angular_velocity: Vec3,
+        /// `Ω = L / I_⊥`, world frame.
+        precession: Vec3,
+        /// `ψ̇ e_s`, body frame (zero for three equal moments).
+        spin: Vec3,
     },
     /// General case: Euler's equations, integrated.
     Integrated {
         system: EulerRotation,
         integrator: Box<AdaptiveRk>,
     },
+}
+
+/// Principal moments that differ by at most this fraction of the largest count as equal: the
+/// closed form's error from treating them so, about this fraction of the turned angle, is far
+/// below the integrator's tolerance (1e-10), and it lets a mesh whose moments came out of an
+/// eigen-decomposition a few ulps apart move in closed form too.
+const EQUAL_MOMENTS: f64 = 1e-12;
+
+/// The symmetry axis (0, 1 or 2) and the equal moment `I_⊥` when two principal moments are
+/// equal: the two closest, if they are. With three equal, any axis serves (`ψ̇ = 0`).
+fn symmetry_axis(inertia: &Vec3) -> Option<(usize, f64)> {
+    let largest = inertia.max();
+    [(2, 0, 1), (0, 1, 2), (1, 0, 2)]
+        .into_iter()
+        .map(|(axis, i, j)| (axis, inertia[i], inertia[j]))
+        .filter(|(_, a, b)| (a - b).abs() <= EQUAL_MOMENTS * largest)
+        .min_by(|x, y| (x.1 - x.2).abs().total_cmp(&(y.1 - y.2).abs()))
+        .map(|(axis, a, b)| (axis, if a == b { a } else { 0.5 * (a + b) }))
 }
 
 /// The free flight of one body from a start time and state.
@@ -103,11 +135,22 @@ impl FreeFlight {
         torque: Vec3,
         tolerance: Tolerance,
     ) -> Result<Self, IntegrationError> {
-        let spherical = inertia.x == inertia.y && inertia.y == inertia.z;
-        let rotation = if spherical && torque == Vec3::zeros() {
-            Rotation::Uniform {
+        let top = symmetry_axis(&inertia).filter(|_| torque == Vec3::zeros());
+        let rotation = if let Some((axis, equal_moment)) = top {
+            let w_body = state.orientation.inverse() * state.angular_velocity;
+            let spin_rate = w_body[axis] * (1.0 - inertia[axis] / equal_moment);
+            let mut spin = Vec3::zeros();
+            spin[axis] = spin_rate;
+            // Ω = L / I_⊥ = ω − ψ̇ R₀ e_s (in the body frame: (ω₁, ω₂, ω_s I_s / I_⊥)).
+            let precession = if spin_rate == 0.0 {
+                state.angular_velocity
+            } else {
+                state.angular_velocity - state.orientation * spin
+            };
+            Rotation::Precessing {
                 orientation: state.orientation,
-                angular_velocity: state.angular_velocity,
+                precession,
+                spin,
             }
         } else {
             let system = EulerRotation { inertia, torque };
@@ -141,13 +184,19 @@ impl FreeFlight {
             self.start_position + self.start_velocity * tau + 0.5 * self.acceleration * tau * tau;
         let velocity = self.start_velocity + self.acceleration * tau;
         let (orientation, angular_velocity) = match &mut self.rotation {
-            Rotation::Uniform {
+            Rotation::Precessing {
                 orientation,
-                angular_velocity,
-            } => (
-                Quat::from_scaled_axis(*angular_velocity * tau) * *orientation,
-                *angular_velocity,
-            ),
+                precession,
+                spin,
+            } => {
+                let turned = Quat::from_scaled_axis(*precession * tau) * *orientation;
+                if *spin == Vec3::zeros() {
+                    (turned, *precession)
+                } else {
+                    let q = turned * Quat::from_scaled_axis(*spin * tau);
+                    (q, *precession + q * *spin)
+                }
+            }
             Rotation::Integrated { system, integrator } => {
                 integrator.advance_past(system, t)?;
                 let mut y = [0.0; 7];
@@ -168,7 +217,7 @@ impl FreeFlight {
     /// Accepted and rejected integrator steps so far (zero for closed-form flights).
     pub fn step_counts(&self) -> (u64, u64) {
         match &self.rotation {
-            Rotation::Uniform { .. } => (0, 0),
+            Rotation::Precessing { .. } => (0, 0),
             Rotation::Integrated { integrator, .. } => integrator.step_counts(),
         }
     }
@@ -202,6 +251,140 @@ mod tests {
         let s = flight.state_at(1.0).unwrap();
         assert!((s.orientation.angle() - 2.0).abs() < 1e-15);
         assert_eq!(flight.step_counts(), (0, 0));
+    }
+
+    /// A symmetric top's flight: moments `inertia`, a tilted start, a generic spin.
+    fn top(inertia: Vec3) -> (BodyState, FreeFlight) {
+        let start = BodyState {
+            position: Vec3::zeros(),
+            orientation: Quat::from_scaled_axis(Vec3::new(0.3, -0.7, 0.4)),
+            velocity: Vec3::zeros(),
+            angular_velocity: Vec3::new(1.7, -0.6, 2.3),
+        };
+        let flight = FreeFlight::new(
+            0.0,
+            &start,
+            inertia,
+            Vec3::zeros(),
+            Vec3::zeros(),
+            Tolerance::default(),
+        )
+        .unwrap();
+        (start, flight)
+    }
+
+    /// The three kinds of symmetric top, one per symmetry axis (prolate and oblate).
+    const TOPS: [[f64; 3]; 3] = [[0.5, 0.5, 0.2], [0.3, 0.8, 0.8], [1.1, 0.4, 1.1]];
+
+    #[test]
+    fn symmetric_top_in_closed_form_matches_integrated_euler_equations() {
+        // The second algorithm for the same motion: Euler's equations integrated with the
+        // tolerance tightened to 1e-13 (its error over 10 s stays below 1e-9).
+        for inertia in TOPS.map(Vec3::from) {
+            let (start, mut flight) = top(inertia);
+            assert_eq!(flight.step_counts(), (0, 0), "{inertia}: closed form");
+            let system = EulerRotation {
+                inertia,
+                torque: Vec3::zeros(),
+            };
+            let q = start.orientation.quaternion();
+            let w = start.orientation.inverse() * start.angular_velocity;
+            let tight = Tolerance {
+                relative: 1e-13,
+                absolute: 1e-15,
+                ..Tolerance::default()
+            };
+            let y0 = [q.w, q.i, q.j, q.k, w.x, w.y, w.z];
+            let mut reference = AdaptiveRk::new(&system, 0.0, &y0, tight).unwrap();
+            for k in 1..=20 {
+                let t = 0.5 * k as f64;
+                let s = flight.state_at(t).unwrap();
+                reference.advance_past(&system, t).unwrap();
+                let mut y = [0.0; 7];
+                reference.state_at(t, &mut y);
+                let q = Quat::from_quaternion(nalgebra::Quaternion::new(y[0], y[1], y[2], y[3]));
+                let w = q * Vec3::new(y[4], y[5], y[6]);
+                let angle = s.orientation.angle_to(&q);
+                let spin = (s.angular_velocity - w).norm();
+                assert!(
+                    angle < 1e-9,
+                    "{inertia} t={t}: orientations {angle:e} apart"
+                );
+                assert!(
+                    spin < 1e-9,
+                    "{inertia} t={t}: angular velocities {spin:e} apart"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn symmetric_top_keeps_its_angular_momentum_and_energy_to_rounding() {
+        // L = R I Rᵀ ω and ½ ωᵀ L are constants of torque-free motion; the closed form holds
+        // them to rounding at any time, where an integration drifts by its tolerance.
+        for inertia in TOPS.map(Vec3::from) {
+            let (start, mut flight) = top(inertia);
+            let momentum = |s: &BodyState| {
+                let w_body = s.orientation.inverse() * s.angular_velocity;
+                s.orientation * inertia.component_mul(&w_body)
+            };
+            let l0 = momentum(&start);
+            let e0 = 0.5 * start.angular_velocity.dot(&l0);
+            for t in [1.0, 10.0, 1e3, 1e4] {
+                let s = flight.state_at(t).unwrap();
+                let l = momentum(&s);
+                let e = 0.5 * s.angular_velocity.dot(&l);
+                assert!(
+                    (l - l0).norm() < 1e-12 * l0.norm(),
+                    "{inertia} t={t}: L {l} vs {l0}"
+                );
+                assert!(
+                    (e - e0).abs() < 1e-12 * e0,
+                    "{inertia} t={t}: energy {e} vs {e0}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn symmetry_axis_cones_about_the_angular_momentum_at_l_over_the_equal_moment() {
+        // Torque-free, the symmetry axis sweeps a cone about L at |L| / I_⊥ (Goldstein §5.6):
+        // its angle to L never changes, and it is back where it started after 2π I_⊥ / |L|.
+        for (inertia, axis) in TOPS.map(Vec3::from).into_iter().zip([2, 0, 1]) {
+            let (start, mut flight) = top(inertia);
+            let w_body = start.orientation.inverse() * start.angular_velocity;
+            let l = start.orientation * inertia.component_mul(&w_body);
+            let equal = inertia[(axis + 1) % 3];
+            let period = std::f64::consts::TAU * equal / l.norm();
+            let symmetry = |s: &BodyState| s.orientation * Vec3::ith(axis, 1.0);
+            let cone = symmetry(&start).angle(&l);
+            for k in 1..=8 {
+                let s = flight.state_at(period * k as f64 / 8.0).unwrap();
+                let angle = symmetry(&s).angle(&l);
+                assert!(
+                    (angle - cone).abs() < 1e-12,
+                    "{inertia} k={k}: {angle} vs {cone}"
+                );
+            }
+            let back = (symmetry(&flight.state_at(period).unwrap()) - symmetry(&start)).norm();
+            assert!(
+                back < 1e-12,
+                "{inertia}: axis {back:e} from its start after a period"
+            );
+        }
+    }
+
+    #[test]
+    fn moments_equal_to_rounding_count_as_a_symmetric_top() {
+        assert_eq!(symmetry_axis(&Vec3::new(2.0, 2.0, 1.0)), Some((2, 2.0)));
+        assert_eq!(symmetry_axis(&Vec3::new(1.0, 3.0, 3.0)), Some((0, 3.0)));
+        let near = 2.0 * (1.0 + 4.0 * f64::EPSILON);
+        assert_eq!(
+            symmetry_axis(&Vec3::new(near, 1.0, 2.0)).map(|s| s.0),
+            Some(1)
+        );
+        assert_eq!(symmetry_axis(&Vec3::new(1.0, 2.0, 3.0)), None);
+        assert_eq!(symmetry_axis(&Vec3::new(1.0, 1.0 + 1e-9, 3.0)), None);
     }
 
     #[test]
