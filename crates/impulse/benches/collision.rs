@@ -2,6 +2,8 @@
 //!
 //! - closest features of two ~1000-vertex polyhedra, one turning 1° per query about an axis
 //!   (the setting of Mirtich Fig. 2.5): warm-started V-Clip, cold V-Clip, parry's distance, GJK;
+//! - two coins touching rim to rim, one rocking 0.01° per query: coherent GJK against the
+//!   certified Newton solution on the rims (`collision::cylinders`);
 //! - broad phases updating 10,000 slowly moving boxes, against brute force.
 //!
 //! Run with `cargo bench -p impulse --bench collision`.
@@ -119,6 +121,92 @@ fn closest_features_bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// Rim-on-rim contact of two US quarters 0.001 cm apart, the upper rocking 0.01° per query:
+/// what the coins scene's tilted coins ask of the narrow phase.
+fn coin_rims_bench(c: &mut Criterion) {
+    use impulse::collision::Convex;
+    use impulse::collision::cylinders::{PlacedCylinder, curved_contact};
+    let (radius, half_height) = (1.213, 0.0875);
+    let coin = Convex::Cylinder {
+        radius,
+        half_height,
+    };
+    let lower = Pose::from_parts(
+        Vec3::zeros().into(),
+        Quat::from_scaled_axis(Vec3::new(-0.6, 0.0, 0.3)),
+    );
+    // The rim–rim pair of `collision::cylinders`' tests, moved to 0.001 cm apart along the
+    // line of closest approach (0.3172 cm at the start).
+    let tilt = Vec3::new(0.5, 0.1, 0.0);
+    let start = Pose::from_parts(
+        Vec3::new(0.3, 2.2, 0.4).into(),
+        Quat::from_scaled_axis(tilt),
+    );
+    let coin = &coin;
+    let support =
+        |pose: Pose| move |d: &Vec3| pose * coin.core_support(&(pose.rotation.inverse() * d));
+    let (distance, normal) = match gjk(
+        &support(start),
+        &support(lower),
+        &Vec3::y(),
+        &GjkSettings::default(),
+    ) {
+        impulse::collision::gjk::GjkResult::Separated {
+            distance,
+            direction,
+            ..
+        } => (distance, direction),
+        impulse::collision::gjk::GjkResult::Intersecting(_) => unreachable!("the coins are apart"),
+    };
+    let centre = Vec3::new(0.3, 2.2, 0.4) - normal * (distance - 1e-3);
+    let poses: Vec<Pose> = (0..64)
+        .map(|k| {
+            let rock = (k as f64 * 0.1).sin() * 0.32f64.to_radians();
+            Pose::from_parts(
+                centre.into(),
+                Quat::from_scaled_axis(Vec3::new(0.0, 0.0, rock)) * Quat::from_scaled_axis(tilt),
+            )
+        })
+        .collect();
+    let mut group = c.benchmark_group("coin_rims_0.001_apart");
+    group.bench_function("gjk_coherent", |bench| {
+        let mut k = 0;
+        let mut direction = normal;
+        bench.iter(|| {
+            k = (k + 1) % poses.len();
+            let r = gjk(
+                &support(poses[k]),
+                &support(lower),
+                &direction,
+                &GjkSettings::default(),
+            );
+            if let impulse::collision::gjk::GjkResult::Separated { direction: d, .. } = r {
+                direction = d;
+            }
+            black_box(r)
+        })
+    });
+    group.bench_function("newton_certified", |bench| {
+        let mut k = 0;
+        let mut direction = normal;
+        let below = PlacedCylinder::new(&lower, radius, half_height);
+        bench.iter(|| {
+            k = (k + 1) % poses.len();
+            let above = PlacedCylinder::new(&poses[k], radius, half_height);
+            let r = curved_contact(
+                &above,
+                &below,
+                &direction,
+                GjkSettings::default().relative_tolerance,
+            )
+            .expect("rim on rim, certified");
+            direction = r.3;
+            black_box(r)
+        })
+    });
+    group.finish();
+}
+
 /// Runs SAP, the hash and brute force over pre-computed frames of boxes.
 fn compare_broad_phases(c: &mut Criterion, name: &str, frames: &[Vec<Aabb>]) {
     let mut group = c.benchmark_group(name);
@@ -229,6 +317,6 @@ criterion_group! {
         .sample_size(30)
         .measurement_time(std::time::Duration::from_secs(3))
         .warm_up_time(std::time::Duration::from_secs(1));
-    targets = closest_features_bench, broad_phase_bench, clustered_bench
+    targets = closest_features_bench, coin_rims_bench, broad_phase_bench, clustered_bench
 }
 criterion_main!(benches);

@@ -14,3 +14,4 @@ pub use narrow::{
     Beyond, Closest, NarrowStats, NearParts, PairCache, Slack, closest, closest_parts,
 };
 pub mod broad;
+pub mod cylinders;

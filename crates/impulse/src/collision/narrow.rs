@@ -8,12 +8,15 @@
 //! when the other part is an ellipsoid or a cylinder, whose curved core makes GJK iterate)
 //! tries a shortcut that is exact where it applies: when the other part's point deepest towards
 //! the face lies beyond the face's plane and projects inside the face, the gap to the plane is
-//! the distance (the flat part lies behind its plane), as for a body resting on a table. An
+//! the distance (the flat part lies behind its plane), as for a body resting on a table. Two
+//! cylinders touching at curved features (rim or side) are settled by Newton's method along the
+//! rim from the last query's direction, when the duality gap certifies it (`cylinders`). An
 //! overlapping pair gets its penetration depth from EPA. A body pair's result is the closest of
 //! its part pairs, found by walking both bounding-sphere trees and skipping pairs whose spheres
 //! are already farther apart than the best distance so far.
 
 use super::broad::FastMap;
+use super::cylinders::{PlacedCylinder, curved_contact};
 use super::gjk::{GjkResult, GjkSettings, Support, epa, gjk};
 use super::model::{CollisionModel, Convex, NodeContent, Part};
 use super::vclip::{self, Feature};
@@ -62,6 +65,9 @@ pub struct NarrowStats {
     /// Part pairs settled exactly by a flat face (a polygon face or a cylinder's cap) without
     /// GJK.
     pub flat_face_contacts: u64,
+    /// Cylinder pairs settled at their curved features (rim or side) by Newton's method,
+    /// certified to GJK's tolerance, without GJK.
+    pub curved_contacts: u64,
 }
 
 /// Closest points of two bodies whose model frames are at `pose_a` and `pose_b`. `None` when
@@ -388,9 +394,38 @@ fn part_pair(
                 stats.flat_face_contacts += 1;
                 return (Some(found), Some(PartCache::Direction(found.normal)));
             }
+            let settings = GjkSettings::default();
+            if let (
+                Convex::Cylinder {
+                    radius: ra,
+                    half_height: ha,
+                },
+                Convex::Cylinder {
+                    radius: rb,
+                    half_height: hb,
+                },
+                Some(cached),
+            ) = (&a.convex, &b.convex, cached.as_ref())
+                && let Some((distance, point_a, point_b, normal)) = curved_contact(
+                    &PlacedCylinder::new(&pa.pose, *ra, *ha),
+                    &PlacedCylinder::new(&pb.pose, *rb, *hb),
+                    cached,
+                    settings.relative_tolerance,
+                )
+            {
+                stats.curved_contacts += 1;
+                let found = Closest {
+                    distance,
+                    point_a,
+                    point_b,
+                    normal,
+                    parts: (0, 0),
+                    features: None,
+                };
+                return (Some(found), Some(PartCache::Direction(normal)));
+            }
             let direction =
                 cached.unwrap_or_else(|| pa.pose.translation.vector - pb.pose.translation.vector);
-            let settings = GjkSettings::default();
             let margins = a.convex.margin() + b.convex.margin();
             match gjk(&Core(&pa), &Core(&pb), &direction, &settings) {
                 GjkResult::Separated {

@@ -965,6 +965,7 @@ impl World {
             ("narrow_part_queries", n.part_queries),
             ("vclip_fallbacks", n.vclip_fallbacks),
             ("flat_face_contacts", n.flat_face_contacts),
+            ("curved_contacts", n.curved_contacts),
         ]);
         if !self.multibodies.is_empty() {
             let sum = |k: fn((u64, u64, u64, u64)) -> u64| -> u64 {
