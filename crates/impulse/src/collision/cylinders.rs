@@ -73,7 +73,13 @@ impl PlacedCylinder {
     /// The rim circle on the `top` (or bottom) cap.
     fn rim(&self, top: bool) -> Circle {
         Circle {
-            centre: self.centre + self.axis * self.half_height.copysign(f64::from(top) - 0.5),
+            centre: self.centre
+                + self.axis
+                    * if top {
+                        self.half_height
+                    } else {
+                        -self.half_height
+                    },
             axis: self.axis,
             radial: self.radial,
             radius: self.radius,
