@@ -497,10 +497,15 @@ fn ball_above_a_box_edge_line_gets_its_height() {
 
 /// The narrow phase's GJK path for one pair of parts, called directly: GJK between the cores
 /// with the margins added back, as `narrow::part_pair` does when the shortcut does not apply.
+/// A placed part's core support point along the world direction `d`.
+fn core_support(convex: &Convex, pose: &Pose, d: &Vec3) -> Point {
+    pose * convex.core_support(&(pose.rotation.inverse() * d))
+}
+
 /// Returns (distance, point_a, point_b, normal from b towards a).
 fn gjk_closest(a: &Convex, pose_a: &Pose, b: &Convex, pose_b: &Pose) -> (f64, Point, Point, Vec3) {
-    let core_a = |d: &Vec3| pose_a * a.core_support(&(pose_a.rotation.inverse() * d));
-    let core_b = |d: &Vec3| pose_b * b.core_support(&(pose_b.rotation.inverse() * d));
+    let core_a = |d: &Vec3| core_support(a, pose_a, d);
+    let core_b = |d: &Vec3| core_support(b, pose_b, d);
     let initial = pose_a.translation.vector - pose_b.translation.vector;
     match gjk(&core_a, &core_b, &initial, &GjkSettings::default()) {
         GjkResult::Separated {
@@ -928,10 +933,8 @@ fn rocking_coins_touching_at_curved_features_agree_with_gjk() {
                 );
             }
             let n = found.normal;
-            let support =
-                |pose: &Pose, d: &Vec3| pose * convex.core_support(&(pose.rotation.inverse() * d));
-            let beyond_a = n.dot(&(found.point_a - support(&pose, &-n)));
-            let beyond_b = n.dot(&(support(&lower, &n) - found.point_b));
+            let beyond_a = n.dot(&(found.point_a - core_support(&convex, &pose, &-n)));
+            let beyond_b = n.dot(&(core_support(&convex, &lower, &n) - found.point_b));
             assert!(beyond_a.max(beyond_b) < 1e-13, "{beyond_a:e} {beyond_b:e}");
         }
     }
