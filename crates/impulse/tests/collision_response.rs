@@ -306,6 +306,56 @@ fn agrees_with_brute_force_integration() {
     }
 }
 
+/// A contact sliding along x with K's x–y coupling zero keeps its direction, so the rates
+/// `du/dp_z = K ξ` with `ξ = (−μ, 0, 1)` are constant and the integrator takes steps long enough
+/// to hold several phase ends (compression, restitution, the separating-speed floor), which one
+/// integration runs through. Each phase must still end at its own goal. Closed form, with
+/// `r = K ξ`: compression ends at `p_c = |u_z0| / r_z` with `W_c = −u_z0² / (2 r_z)`; restitution
+/// (Stronge and Poisson alike, u_z being linear in p_z) at `(1 + e) p_c`; a floor `v` above
+/// `e |u_z0|` at `(|u_z0| + v) / r_z`. Two matrices: a diagonal one, whose sliding slows (the
+/// approach to sticking, finished in closed form once straight), and one coupling x to the
+/// normal, whose sliding speeds up (integrated all the way).
+#[test]
+fn phases_ending_inside_one_integration_step_end_at_their_own_goals() {
+    let u0 = Vec3::new(4.0, 0.0, -2.0);
+    let (mu, e) = (0.3, 0.5);
+    let xi = Vec3::new(-mu, 0.0, 1.0);
+    let slowing = Mat3::from_diagonal(&Vec3::new(2.0, 5.0, 1.5));
+    let speeding = Mat3::new(2.0, 0.0, 1.0, 0.0, 5.0, 0.0, 1.0, 0.0, 1.5);
+    for k in [slowing, speeding] {
+        let rate = k * xi;
+        let cases = [
+            (RestitutionLaw::Stronge, 0.0, (1.0 + e) * 2.0 / rate.z),
+            (RestitutionLaw::Poisson, 0.0, (1.0 + e) * 2.0 / rate.z),
+            (RestitutionLaw::Stronge, 1.2, (2.0 + 1.2) / rate.z),
+            (RestitutionLaw::Poisson, 1.2, (2.0 + 1.2) / rate.z),
+        ];
+        for (law, floor, p_end) in cases {
+            let options = Options {
+                min_separation: floor,
+                ..Options::default()
+            };
+            let out = integrate_with(&k, &u0, mu, e, law, options);
+            let what = format!("K = {k}, {law:?}, floor {floor}");
+            // Rounding only: the motion is linear in p_z, which the integrator (and the
+            // closed-form straight finish) follow exactly.
+            assert_close(
+                &out.final_velocity,
+                (u0 + rate * p_end).into(),
+                1e-12,
+                &what,
+            );
+            assert_close(&out.impulse, (xi * p_end).into(), 1e-12, &what);
+            let compression_work = -2.0 * 2.0 / (2.0 * rate.z);
+            assert!(
+                (out.compression_work - compression_work).abs() < 1e-12,
+                "{what}: W_c = {}, expected {compression_work}",
+                out.compression_work
+            );
+        }
+    }
+}
+
 #[test]
 fn v6_stronge_never_gains_energy_and_work_is_path_independent() {
     // Theorem 11: W = ½ (u_f + u_0)ᵀ K⁻¹ (u_f − u_0) is the kinetic energy change; with

@@ -145,7 +145,7 @@ fn dominos_fall_in_sequence_and_lean_at_the_closed_form_angle() {
     let dominos: Vec<BodyId> = (1..=7).map(|k| id(world, &format!("domino {k}"))).collect();
     let mut fell = [f64::NAN; 7];
     let mut all_asleep = f64::NAN;
-    for k in 1..=120 {
+    for k in 1..=150 {
         world.advance_to(k as f64 * 0.01).unwrap();
         for (i, &d) in dominos.iter().enumerate() {
             if fell[i].is_nan() && tilt_degrees(world, d) > 45.0 {
@@ -156,14 +156,17 @@ fn dominos_fall_in_sequence_and_lean_at_the_closed_form_angle() {
             all_asleep = world.time();
         }
     }
-    // Once the last has landed, the row is still and falls asleep after the sleep time (0.5 s,
-    // the default): by 1.2 s, within a tenth of a second of its earliest possible moment (the
-    // last domino passes 45° at about 0.57 s and lies still from about 0.6 s). Regression: the
-    // sleep clock of a domino that settled slowly restarted at 0.84 s, when its small motion
-    // since an anchor pose taken mid-fall added up to the drift allowance, and the row slept
-    // only after 1.34 s (see world::sleep::Stillness).
+    // Once the last has landed, the row settles and falls asleep the sleep time (0.5 s, the
+    // default) after its last domino has become still. When that is depends on the row's last
+    // microcollisions, which are chaotic: over ten launches whose speed differs in the 7th
+    // significant digit the row slept 0.53–0.73 s after the last domino passed 45° (about 0.57 s;
+    // it lies still from about 0.6 s), so the bound allows the sleep time plus 0.3 s of settling.
+    // (This bound once was 0.6 s, fitted to one launch. The regression it caught, a domino's sleep
+    // clock restarting at 0.84 s because its stillness was anchored at a pose taken mid-fall, so
+    // that the row slept at 1.34 s, is within the spread and is tested where it lives, in
+    // world::sleep.)
     assert!(
-        all_asleep >= fell[6] + 0.5 && all_asleep <= fell[6] + 0.6,
+        all_asleep >= fell[6] + 0.5 && all_asleep <= fell[6] + 0.8,
         "the last domino fell at {} s, the row slept at {all_asleep} s",
         fell[6]
     );

@@ -9,16 +9,17 @@
 //! restitution when `W_z = (1 − e²) W_c`; Poisson's law (Mirtich & Canny 1994) when
 //! `p_z = (1 + e) p_mc`.
 //!
-//! The thesis integrates compression with `u_z` as the variable and restitution with `W_z`
-//! (eqs. 3.8–3.9), since each phase's end is known in its own variable. That is valid only
-//! while `u_z` rises monotonically with `p_z`, and it need not: when friction is strong and
-//! `K₃₃` small, `k_z·ξ(θ)` turns negative as the sliding direction θ rotates, mid-compression
-//! (Theorem 17 promises monotonicity only eventually). We therefore integrate in `p_z`, which
-//! always increases, and find each phase's end by bisection on the integrator's continuous
-//! output. While the contact slides the equations are integrated numerically; once the
-//! tangential velocity vanishes it sticks if friction can hold it (Theorem 9) and otherwise
-//! slides away along the unique diverging ray (Theorem 16), both in closed form
-//! (eqs. 3.13–3.14).
+//! The thesis integrates compression with `u_z` as the variable and restitution with `W_z` (eqs.
+//! 3.8–3.9), since each phase's end is known in its own variable. That is valid only while `u_z`
+//! rises monotonically with `p_z`, and it need not: when friction is strong and `K₃₃` small,
+//! `k_z·ξ(θ)` turns negative as the sliding direction θ rotates, mid-compression (Theorem 17
+//! promises monotonicity only eventually). We therefore integrate in `p_z`, which always increases,
+//! and find each phase's end by root finding on the integrator's continuous output. The phases
+//! share their equations of motion, so one integration runs through all of them and only its goal
+//! changes where one ends (restarting it at each phase's end cost a sixth of a microcollision).
+//! While the contact slides the equations are integrated numerically; once the tangential velocity
+//! vanishes it sticks if friction can hold it (Theorem 9) and otherwise slides away along the
+//! unique diverging ray (Theorem 16), both in closed form (eqs. 3.13–3.14).
 //!
 //! The impulse vector is integrated along with the velocity (`dp/dp_z = ξ`), not recovered as
 //! `K⁻¹ (u_f − u_0)`: a multibody link's K can be singular (a pendulum bob cannot move
@@ -114,33 +115,79 @@ pub fn integrate_with(
         w: 0.0,
         mode: context.initial_mode(u0),
     };
-    // Compression: until u_z = 0.
-    let compressed = context.advance(start, Goal::NormalSpeed(0.0));
-    let compression_work = compressed.w;
-    let goal = match law {
-        RestitutionLaw::Stronge => Goal::Work((1.0 - e * e) * compression_work),
-        RestitutionLaw::Poisson => Goal::Impulse((1.0 + e) * compressed.impulse.z),
-    };
-    let done = match goal {
-        Goal::Work(target) => compressed.w >= target,
-        Goal::Impulse(target) => compressed.impulse.z >= target,
-        Goal::NormalSpeed(_) => true,
-    };
-    let mut end = if done {
-        compressed
-    } else {
-        context.advance(compressed, goal)
-    };
-    if end.u.z < min_separation {
-        end = context.advance(end, Goal::NormalSpeed(min_separation));
-    }
+    let mut phases = Phases::new(law, e, min_separation);
+    let end = context.advance(start, &mut phases);
     let (final_velocity, impulse) = (end.u, end.impulse);
     let work = 0.5 * (final_velocity + u0).dot(&impulse);
     Outcome {
         final_velocity,
         impulse,
         work,
-        compression_work,
+        compression_work: phases.compression_work,
+    }
+}
+
+/// The phases of a collision, in order: compression until `u_z = 0`; restitution until the
+/// law's end; and, with a floor on the separating speed, on until the contact separates that
+/// fast. All three follow the same equations of motion, so one integration runs through them
+/// and only its goal changes where a phase ends.
+struct Phases {
+    law: RestitutionLaw,
+    e: f64,
+    min_separation: f64,
+    /// The current phase's goal; `None` once the collision is over.
+    goal: Option<Goal>,
+    stage: Stage,
+    /// `W_c`, once compression has ended.
+    compression_work: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    Compression,
+    Restitution,
+    Floor,
+}
+
+impl Phases {
+    fn new(law: RestitutionLaw, e: f64, min_separation: f64) -> Self {
+        Self {
+            law,
+            e,
+            min_separation,
+            goal: Some(Goal::NormalSpeed(0.0)),
+            stage: Stage::Compression,
+            compression_work: 0.0,
+        }
+    }
+
+    /// The current phase has ended at `state`: the next phase's goal, or `None` when the
+    /// collision is over. A phase whose goal `state` already meets is skipped.
+    fn end_phase(&mut self, state: &State) -> Option<Goal> {
+        if self.stage == Stage::Compression {
+            self.compression_work = state.w;
+            self.stage = Stage::Restitution;
+            let goal = match self.law {
+                RestitutionLaw::Stronge => Goal::Work((1.0 - self.e * self.e) * state.w),
+                RestitutionLaw::Poisson => Goal::Impulse((1.0 + self.e) * state.impulse.z),
+            };
+            let done = match goal {
+                Goal::Work(target) => state.w >= target,
+                Goal::Impulse(target) => state.impulse.z >= target,
+                Goal::NormalSpeed(_) => true,
+            };
+            if !done {
+                self.goal = Some(goal);
+                return self.goal;
+            }
+        }
+        self.goal = if self.stage == Stage::Restitution && state.u.z < self.min_separation {
+            self.stage = Stage::Floor;
+            Some(Goal::NormalSpeed(self.min_separation))
+        } else {
+            None
+        };
+        self.goal
     }
 }
 
@@ -242,10 +289,10 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// Advances the collision until `goal`, sliding numerically and sticking or following a ray
-    /// in closed form.
-    fn advance(&self, mut state: State, goal: Goal) -> State {
-        loop {
+    /// Runs the collision through its phases, sliding numerically and sticking or following
+    /// a ray in closed form.
+    fn advance(&self, mut state: State, phases: &mut Phases) -> State {
+        while let Some(goal) = phases.goal {
             let (direction, rate) = match state.mode {
                 // Stuck: the impulse keeps u_t = 0, so du/dp_z = (0, 0, 1/K⁻¹₃₃) (eq. 3.6).
                 Mode::Stick => (self.stuck, Vec3::new(0.0, 0.0, (self.k * self.stuck).z)),
@@ -255,15 +302,16 @@ impl<'a> Context<'a> {
                     (xi, self.k * xi)
                 }
                 Mode::Slide => {
-                    let (next, end) = self.slide(&state, goal);
+                    let (next, end) = self.slide(&state, phases);
                     state = next;
                     match end {
-                        SlideEnd::Goal => return state,
+                        SlideEnd::Over => return state,
                         SlideEnd::Stuck => {}
                         SlideEnd::Straight => {
                             // The rest of the approach to sticking is a straight line in the
                             // velocity plane: slide in the current direction until the
-                            // tangential velocity along it vanishes, or the goal comes first.
+                            // tangential velocity along it vanishes, ending the phases that
+                            // end before.
                             let speed = state.u.x.hypot(state.u.y);
                             let xi = Vec3::new(
                                 -self.mu * state.u.x / speed,
@@ -272,10 +320,17 @@ impl<'a> Context<'a> {
                             );
                             let rate = self.k * xi;
                             let closing = -(rate.x * state.u.x + rate.y * state.u.y) / speed;
-                            let (next, reached) =
-                                self.straight(&state, xi, rate, goal, speed / closing);
-                            state = next;
-                            if reached {
+                            let stuck_at = state.impulse.z + speed / closing;
+                            while let Some(goal) = phases.goal {
+                                let limit = stuck_at - state.impulse.z;
+                                let (next, reached) = self.straight(&state, xi, rate, goal, limit);
+                                state = next;
+                                if !reached {
+                                    break;
+                                }
+                                phases.end_phase(&state);
+                            }
+                            if phases.goal.is_none() {
                                 return state;
                             }
                         }
@@ -289,10 +344,12 @@ impl<'a> Context<'a> {
                     continue;
                 }
             };
-            return self
+            state = self
                 .straight(&state, direction, rate, goal, f64::INFINITY)
                 .0;
+            phases.end_phase(&state);
         }
+        state
     }
 
     /// Advances with a constant impulse direction (`dp/dp_z = direction`, `du/dp_z = rate`) by
@@ -343,9 +400,11 @@ impl<'a> Context<'a> {
         (next, reached)
     }
 
-    /// Integrates the sliding equations in p_z until `goal`, until the contact sticks, or until
-    /// the approach to sticking has become straight. Steps are capped so that the tangential
-    /// speed at most halves per step: sticking is met, not stepped over.
+    /// Integrates the sliding equations in p_z through the phases until the collision is
+    /// over, until the contact sticks, or until the approach to sticking has become straight.
+    /// Steps are capped so that the tangential speed at most halves per step: sticking is met,
+    /// not stepped over. Where a phase ends inside a step, the step's interpolant gives the
+    /// point, and the integration goes on from the step's end towards the next phase's goal.
     ///
     /// Why stop at a straight approach: near `u_t = 0` the sliding direction depends on `u_t`
     /// with a sensitivity `μ|K|/|u_t|`, so an explicit integrator's stable step shrinks in
@@ -353,7 +412,7 @@ impl<'a> Context<'a> {
     /// the approach runs along a converging ray (Theorem 16: the only way a sliding contact
     /// comes to rest), its remaining motion is linear and [`Context::straight`] finishes it in
     /// closed form.
-    fn slide(&self, state: &State, goal: Goal) -> (State, SlideEnd) {
+    fn slide(&self, state: &State, phases: &mut Phases) -> (State, SlideEnd) {
         let system = ImpulseSystem {
             k: self.k,
             mu: self.mu,
@@ -361,26 +420,25 @@ impl<'a> Context<'a> {
             impulse_scale: self.impulse_scale,
         };
         let (scale, impulse_scale) = (self.work_scale, self.impulse_scale);
-        let reached = |y: &[f64], p: f64| match goal {
+        let reached = |goal: Goal, y: &[f64], p: f64| match goal {
             Goal::NormalSpeed(v) => y[2] >= v,
             Goal::Work(target) => y[2] > 0.0 && y[3] * scale >= target,
             Goal::Impulse(target) => p >= target,
         };
         // How far the goal is, continuous along the step: what the root finder interpolates.
-        let shortfall = |y: &[f64], p: f64| match goal {
+        let shortfall = |goal: Goal, y: &[f64], p: f64| match goal {
             Goal::NormalSpeed(v) => y[2] - v,
             Goal::Work(target) => y[3] - target / scale,
             Goal::Impulse(target) => p - target,
-        };
-        let end = match goal {
-            Goal::Impulse(target) => target,
-            _ => f64::INFINITY,
         };
         let pack = |p: f64, y: &[f64]| State {
             u: Vec3::new(y[0], y[1], y[2]),
             impulse: Vec3::new(y[4] / impulse_scale, y[5] / impulse_scale, p),
             w: y[3] * scale,
             mode: Mode::Slide,
+        };
+        let Some(mut goal) = phases.goal else {
+            return (*state, SlideEnd::Over);
         };
         let y0 = [
             state.u.x,
@@ -390,7 +448,7 @@ impl<'a> Context<'a> {
             state.impulse.x * impulse_scale,
             state.impulse.y * impulse_scale,
         ];
-        // One integrator per thread, restarted for each phase: no allocation per collision.
+        // One integrator per thread, restarted for each collision: no allocation per collision.
         let mut rk = Lent(SCRATCH.take());
         let started = match rk.0.as_mut() {
             Some(rk) => rk.restart(&system, state.impulse.z, &y0, self.tolerance),
@@ -398,7 +456,7 @@ impl<'a> Context<'a> {
                 .map(|started| rk.0 = Some(started)),
         };
         let (Ok(()), Some(rk)) = (started, rk.0.as_mut()) else {
-            return (*state, SlideEnd::Goal);
+            return (*state, SlideEnd::Over);
         };
         // The integrator's first step guess (Hairer's) is cautious, and a sliding contact's
         // phase took three steps growing it tenfold each. The tangential velocity's own rate
@@ -463,19 +521,25 @@ impl<'a> Context<'a> {
             } else {
                 f64::INFINITY
             };
-            rk.set_max_step(to_stick.min(end - p).max(f64::MIN_POSITIVE));
+            let to_end = match goal {
+                Goal::Impulse(target) => target - p,
+                _ => f64::INFINITY,
+            };
+            rk.set_max_step(to_stick.min(to_end).max(f64::MIN_POSITIVE));
             if rk.step(&system).is_err() {
                 break;
             }
-            // The goal met inside the step: find where on the step's interpolant.
-            if reached(rk.state(), rk.time()) {
+            // Phases ending inside the step: find where on the step's interpolant, each from
+            // where the one before ended.
+            let mut lo = p;
+            while reached(goal, rk.state(), rk.time()) {
                 let hi = if let Goal::Impulse(target) = goal
                     && rk.time() == target
                 {
                     target // the step was cut to end on the goal
                 } else {
-                    let before = shortfall(&y, p);
-                    let after = shortfall(rk.state(), rk.time());
+                    let before = shortfall(goal, &y, lo);
+                    let after = shortfall(goal, rk.state(), rk.time());
                     // The goals read u_z and W_z only (y[2], y[3]), in velocity units: a
                     // point where the goal is met by less than a thousandth of the absolute
                     // tolerance is as good as the crossing.
@@ -483,10 +547,10 @@ impl<'a> Context<'a> {
                         Goal::Impulse(_) => 0.0,
                         _ => 1e-3 * self.tolerance.absolute,
                     };
-                    first_crossing(p, before, rk.time(), after, resolution, |q| {
+                    first_crossing(lo, before, rk.time(), after, resolution, |q| {
                         y[2] = rk.component_at(q, 2);
                         y[3] = rk.component_at(q, 3);
-                        (reached(&y, q), shortfall(&y, q))
+                        (reached(goal, &y, q), shortfall(goal, &y, q))
                     })
                 };
                 rk.state_at(hi, &mut y);
@@ -494,21 +558,23 @@ impl<'a> Context<'a> {
                 if let Goal::NormalSpeed(v) = goal {
                     found.u.z = v;
                 }
-                return (found, SlideEnd::Goal);
+                match phases.end_phase(&found) {
+                    Some(next) => goal = next,
+                    None => return (found, SlideEnd::Over),
+                }
+                lo = hi;
             }
         }
         // Out of steps (not seen in practice): stop sliding here, impulse and velocity change
         // consistent as integrated.
         let last = pack(rk.time(), rk.state());
         let stuck = last.u.x.hypot(last.u.y) < 1e3 * self.sticking_speed;
-        (
-            last,
-            if stuck {
-                SlideEnd::Stuck
-            } else {
-                SlideEnd::Goal
-            },
-        )
+        if stuck {
+            (last, SlideEnd::Stuck)
+        } else {
+            phases.goal = None;
+            (last, SlideEnd::Over)
+        }
     }
 }
 
@@ -572,8 +638,8 @@ fn first_crossing(
 /// How a stretch of sliding ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SlideEnd {
-    /// The phase's goal was met (or integration could not go on).
-    Goal,
+    /// The collision is over (or integration could not go on).
+    Over,
     /// The tangential speed fell below the sticking speed.
     Stuck,
     /// The approach to sticking has become a straight line in the velocity plane.
