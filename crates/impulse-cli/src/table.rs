@@ -28,6 +28,12 @@ pub struct TableArgs {
     /// on a busy machine); the repeats must agree exactly in their counters and end state.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     repeat: u32,
+    /// Also run N − 1 variants of each scene, its gravity scaled by 1 + k·10⁻⁹ (k = 1 … N − 1),
+    /// and report the mean over all N. Contact-rich scenes are chaotic: any change moves the
+    /// one trajectory (when a pile comes to rest, how many microcollisions it takes) by up to
+    /// ±20 %, and the mean over variants is the fair measure of speed.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    ensemble: u32,
 }
 
 /// One row of Table 7.1 ("pure impulse-based" part): the scene file's stem in the scenes
@@ -62,6 +68,9 @@ struct Row {
     collisions: u64,
     microcollisions: u64,
     status: String,
+    /// With `--ensemble`: each variant's wall time, collisions and microcollisions (the row's
+    /// own figures are their means).
+    variants: Vec<(f64, u64, u64)>,
 }
 
 impl Row {
@@ -122,14 +131,14 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
             continue;
         }
         eprintln!("running {name} ({}) for {sim} s …", path.display());
-        rows.push(run_repeated(
-            &path,
+        let run = Run {
+            path: &path,
             name,
             sim,
             thesis,
-            !args.no_sleep,
-            args.repeat,
-        ));
+            sleep: !args.no_sleep,
+        };
+        rows.push(run_ensemble(&run, args.repeat, args.ensemble));
     }
     if rows.is_empty() {
         return Err(format!(
@@ -142,10 +151,19 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
         println!("skipped {note}");
     }
     println!(
-        "slowdown = wall / simulated time (one thread{}); speedup = thesis slowdown / ours. \
+        "slowdown = wall / simulated time (one thread{}{}); speedup = thesis slowdown / ours. \
          Thesis: Mirtich 1996, Table 7.1, SGI Indigo II (200 MHz R4400). Sleep: {}.",
         if args.repeat > 1 {
             format!(", wall the median of {} runs", args.repeat)
+        } else {
+            String::new()
+        },
+        if args.ensemble > 1 {
+            format!(
+                "; wall and counts the mean over each scene and {} variants, gravity scaled by \
+                 1 + k·1e-9",
+                args.ensemble - 1
+            )
         } else {
             String::new()
         },
@@ -160,9 +178,8 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
         std::fs::write(&csv_path, format_csv(&rows))
             .map_err(|e| format!("cannot write {}: {e}", csv_path.display()))?;
         let json_path = out.join("table7_1.json");
-        let text =
-            serde_json::to_string_pretty(&to_json(&rows, &skipped, !args.no_sleep, args.repeat))
-                .map_err(|e| format!("cannot format the table: {e}"))?;
+        let text = serde_json::to_string_pretty(&to_json(&rows, &skipped, !args.no_sleep, args))
+            .map_err(|e| format!("cannot format the table: {e}"))?;
         std::fs::write(&json_path, text + "\n")
             .map_err(|e| format!("cannot write {}: {e}", json_path.display()))?;
         println!("written {} and {}", csv_path.display(), json_path.display());
@@ -176,20 +193,52 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
     })
 }
 
-/// [`run_example`] `repeat` times: the median wall time, and an error status if the runs
-/// disagree in anything but time (the same scene must give the same run).
-fn run_repeated(
-    path: &Path,
+/// One example: its scene file, the thesis's name and times, and whether sleep is on.
+struct Run<'a> {
+    path: &'a Path,
     name: &'static str,
     sim: f64,
     thesis: f64,
     sleep: bool,
-    repeat: u32,
-) -> Row {
-    let (mut first, fingerprint) = run_example(path, name, sim, thesis, sleep);
+}
+
+/// [`run_repeated`] for the scene and `ensemble − 1` variants of it (see [`vary_gravity`]): the
+/// mean wall time and counts, and the first variant's error status if any failed.
+fn run_ensemble(run: &Run, repeat: u32, ensemble: u32) -> Row {
+    let mut row = run_repeated(run, repeat, 0);
+    if ensemble == 1 {
+        return row;
+    }
+    let mut variants = vec![(row.wall_time, row.collisions, row.microcollisions)];
+    for k in 1..ensemble {
+        let variant = run_repeated(run, repeat, k);
+        if variant.status != "completed" && row.status == "completed" {
+            row.status = format!("variant {k}: {}", variant.status);
+        }
+        variants.push((
+            variant.wall_time,
+            variant.collisions,
+            variant.microcollisions,
+        ));
+    }
+    let n = variants.len() as f64;
+    row.wall_time = variants.iter().map(|v| v.0).sum::<f64>() / n;
+    let mean = |count: fn(&(f64, u64, u64)) -> u64| {
+        (variants.iter().map(|v| count(v) as f64).sum::<f64>() / n).round() as u64
+    };
+    row.collisions = mean(|v| v.1);
+    row.microcollisions = mean(|v| v.2);
+    row.variants = variants;
+    row
+}
+
+/// [`run_example`] `repeat` times: the median wall time, and an error status if the runs
+/// disagree in anything but time (the same scene must give the same run).
+fn run_repeated(run: &Run, repeat: u32, variant: u32) -> Row {
+    let (mut first, fingerprint) = run_example(run, variant);
     let mut walls = vec![first.wall_time];
     for _ in 1..repeat {
-        let (again, again_fingerprint) = run_example(path, name, sim, thesis, sleep);
+        let (again, again_fingerprint) = run_example(run, variant);
         walls.push(again.wall_time);
         if again_fingerprint != fingerprint && first.status == "completed" {
             first.status = "runs differ: the same scene gave two different runs".into();
@@ -200,17 +249,66 @@ fn run_repeated(
     first
 }
 
+/// The scene text with the gravity of its `[world]` table scaled by `1 + k·10⁻⁹`: the same
+/// scene to every physical purpose, whose chaotic contacts take another course. The line is
+/// rewritten as `gravity = [x, y, z]`; everything else is kept as it was.
+fn vary_gravity(text: &str, k: u32) -> Result<String, String> {
+    let factor = 1.0 + f64::from(k) * 1e-9;
+    let mut in_world = false;
+    let mut found = false;
+    let mut varied = String::with_capacity(text.len() + 32);
+    for line in text.split_inclusive('\n') {
+        let code = line.split('#').next().unwrap_or("").trim();
+        if code.starts_with('[') {
+            in_world = code == "[world]";
+        } else if in_world
+            && !found
+            && let Some(value) = code
+                .strip_prefix("gravity")
+                .and_then(|rest| rest.trim_start().strip_prefix('='))
+        {
+            let components = value
+                .trim()
+                .strip_prefix('[')
+                .and_then(|v| v.strip_suffix(']'))
+                .map(|v| {
+                    v.split(',')
+                        .map(|c| c.trim().parse::<f64>())
+                        .collect::<Result<Vec<_>, _>>()
+                });
+            let Some(Ok(g)) = components.filter(|c| c.as_ref().is_ok_and(|c| c.len() == 3)) else {
+                return Err(format!(
+                    "cannot vary `gravity = {}`: expected three plain numbers",
+                    value.trim()
+                ));
+            };
+            let [x, y, z] = [g[0] * factor, g[1] * factor, g[2] * factor];
+            varied.push_str(&format!("gravity = [{x:?}, {y:?}, {z:?}]\n"));
+            found = true;
+            continue;
+        }
+        varied.push_str(line);
+    }
+    if found {
+        Ok(varied)
+    } else {
+        Err("no `gravity = [x, y, z]` in its [world] table to vary".into())
+    }
+}
+
 /// Loads and runs one scene for the thesis's simulated time, timing the simulation only (not
 /// loading, and with no output written, like the thesis's runs with graphics off); with sleep
-/// off if `sleep` is false. Also returns what the run must reproduce: its counters, end time
-/// and the bodies' end states, as text.
-fn run_example(
-    path: &Path,
-    name: &'static str,
-    sim: f64,
-    thesis: f64,
-    sleep: bool,
-) -> (Row, String) {
+/// off if `sleep` is false; variant `k > 0` with its gravity varied (see [`vary_gravity`]).
+/// Also returns what the run must reproduce: its counters, end time and the bodies' end
+/// states, as text.
+fn run_example(run: &Run, variant: u32) -> (Row, String) {
+    let &Run {
+        path,
+        name,
+        sim,
+        thesis,
+        sleep,
+    } = run;
     let mut row = Row {
         example: name,
         file: path.display().to_string(),
@@ -221,8 +319,23 @@ fn run_example(
         collisions: 0,
         microcollisions: 0,
         status: "completed".into(),
+        variants: Vec::new(),
     };
-    let mut scene = match scene::load(path) {
+    let loaded = if variant == 0 {
+        scene::load(path)
+    } else {
+        let varied = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| vary_gravity(&text, variant));
+        match varied {
+            Ok(text) => scene::parse(path, &text),
+            Err(message) => {
+                row.status = format!("variant {variant} not made: {message}");
+                return (row, String::new());
+            }
+        }
+    };
+    let mut scene = match loaded {
         Ok(scene) => scene,
         Err(SceneError::Io { message, .. }) => {
             row.status = format!("not loaded: {message}");
@@ -330,7 +443,7 @@ fn format_csv(rows: &[Row]) -> String {
     text
 }
 
-fn to_json(rows: &[Row], skipped: &[String], sleep: bool, runs: u32) -> serde_json::Value {
+fn to_json(rows: &[Row], skipped: &[String], sleep: bool, args: &TableArgs) -> serde_json::Value {
     let rows: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -346,14 +459,64 @@ fn to_json(rows: &[Row], skipped: &[String], sleep: bool, runs: u32) -> serde_js
                 "collisions": r.collisions,
                 "microcollisions": r.microcollisions,
                 "status": r.status,
+                "variants": r.variants.iter().map(|(wall, collisions, microcollisions)| json!({
+                    "wall_time_s": wall,
+                    "collisions": collisions,
+                    "microcollisions": microcollisions,
+                })).collect::<Vec<_>>(),
             })
         })
         .collect();
     json!({
         "source": "Mirtich 1996, Table 7.1 (SGI Indigo II, 200 MHz R4400)",
         "sleep": if sleep { "as each scene sets it" } else { "off" },
-        "runs_per_example": runs,
+        "runs_per_example": args.repeat,
+        "ensemble": args.ensemble,
         "rows": rows,
         "skipped": skipped,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varying_gravity_scales_the_world_table_gravity_only() {
+        let text = "# g\n[world]\nname = \"x\"\ngravity = [0, 0.5, -981] # cm/s²\n\n\
+                    [[bodies]]\ngravity = [1, 2, 3]\n";
+        let varied = vary_gravity(text, 2).unwrap();
+        let lines: Vec<&str> = varied.lines().collect();
+        // Everything but the world's gravity line is kept, the bodies' key included.
+        assert_eq!(lines.len(), 7);
+        for i in [0, 1, 2, 4, 5, 6] {
+            assert_eq!(lines[i], text.lines().nth(i).unwrap());
+        }
+        // Each component scaled by 1 + 2·10⁻⁹, to rounding.
+        let g: Vec<f64> = lines[3]
+            .strip_prefix("gravity = [")
+            .and_then(|v| v.strip_suffix(']'))
+            .unwrap()
+            .split(", ")
+            .map(|c| c.parse().unwrap())
+            .collect();
+        assert_eq!(g[0], 0.0);
+        for (varied, original) in [(g[1], 0.5), (g[2], -981.0)] {
+            let scale = varied / original - 1.0;
+            assert!((scale - 2e-9).abs() < 1e-15, "{varied} from {original}");
+        }
+    }
+
+    #[test]
+    fn a_scene_whose_gravity_cannot_be_varied_says_why() {
+        let none = vary_gravity(
+            "[world]\nname = \"x\"\n[[bodies]]\ngravity = [0, 0, 1]\n",
+            1,
+        );
+        assert!(none.unwrap_err().contains("no `gravity = [x, y, z]`"));
+        let odd = vary_gravity("[world]\ngravity = [0, -981]\n", 1);
+        assert!(odd.unwrap_err().contains("expected three plain numbers"));
+        let underscored = vary_gravity("[world]\ngravity = [0, 0, -9_81]\n", 1);
+        assert!(underscored.is_err());
+    }
 }

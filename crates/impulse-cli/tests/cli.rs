@@ -441,6 +441,56 @@ fn table_repeats_each_example_and_checks_the_runs_agree() {
     assert!(text(&zero.stderr).contains("--repeat"));
 }
 
+/// `impulse table --ensemble 3` runs the scene and two variants with gravity scaled by
+/// 1 + k·10⁻⁹, lists each in the JSON and reports their mean; the first variant is the scene
+/// itself, the run without `--ensemble` to the count.
+#[test]
+fn table_ensemble_reports_the_mean_over_variants_of_the_scene() {
+    let scenes = table_scenes("table_ensemble_scenes", "chain_of_balls.toml");
+    let run = |extra: &[&str]| {
+        let out = scratch(&format!("table_ensemble_out{}", extra.len()));
+        let mut args = vec![
+            "table",
+            "--scenes",
+            scenes.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let result = impulse(&args);
+        assert!(result.status.success(), "{}", text(&result.stderr));
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("table7_1.json")).unwrap())
+                .unwrap();
+        (text(&result.stdout), json)
+    };
+    let (_, single) = run(&[]);
+    let (stdout, json) = run(&["--ensemble", "3"]);
+    assert!(
+        stdout.contains("the mean over each scene and 2 variants"),
+        "{stdout}"
+    );
+    assert_eq!(json["ensemble"], 3);
+    let row = &json["rows"][0];
+    assert_eq!(row["status"], "completed");
+    let variants = row["variants"].as_array().unwrap();
+    assert_eq!(variants.len(), 3);
+    let count = |v: &serde_json::Value, key: &str| v[key].as_u64().unwrap();
+    let row0 = &single["rows"][0];
+    for key in ["collisions", "microcollisions"] {
+        assert_eq!(count(&variants[0], key), count(row0, key), "{key}");
+        let mean = variants.iter().map(|v| count(v, key) as f64).sum::<f64>() / 3.0;
+        assert_eq!(count(row, key), mean.round() as u64, "{key}");
+    }
+    let walls: Vec<f64> = variants
+        .iter()
+        .map(|v| v["wall_time_s"].as_f64().unwrap())
+        .collect();
+    let mean_wall = walls.iter().sum::<f64>() / 3.0;
+    assert!((row["wall_time_s"].as_f64().unwrap() - mean_wall).abs() <= 1e-12 * mean_wall);
+    assert_eq!(single["rows"][0]["variants"].as_array().unwrap().len(), 0);
+}
+
 /// A missing scene directory is a clear error, not a panic.
 #[test]
 fn table_without_scene_directory_is_an_error() {
