@@ -234,8 +234,9 @@ fn v7_sticking_predicates_and_ray_counts() {
 
 /// The digest's brute-force check (Appendix A, method 2): integrate du/dp_z = K ξ(θ) with tiny
 /// fixed RK4 steps, accumulating W_z = ∫ u_z dp_z, until W_z ≥ (1 − e²) W_c. Sticking shows up
-/// as chattering around u_t = 0, which fixed small steps average out.
-fn brute_force(k: &Mat3, u0: &Vec3, mu: f64, e: f64) -> Vec3 {
+/// as chattering around u_t = 0, which fixed small steps average out. With a `floor`,
+/// restitution goes on until u_z ≥ floor too (a microcollision's separating speed).
+fn brute_force(k: &Mat3, u0: &Vec3, mu: f64, e: f64, floor: f64) -> Vec3 {
     let k_inverse = k.try_inverse().unwrap();
     let stable = sticking_is_stable(k, mu);
     let rate = |u: &Vec3| -> Vec3 {
@@ -275,6 +276,7 @@ fn brute_force(k: &Mat3, u0: &Vec3, mu: f64, e: f64) -> Vec3 {
         u = next;
         if let Some(wc) = compression_work
             && w >= (1.0 - e * e) * wc
+            && u.z >= floor
         {
             return u;
         }
@@ -297,10 +299,24 @@ fn agrees_with_brute_force_integration() {
         let mu = rng.random_range(0.05..1.0);
         let e = rng.random_range(0.0..1.0);
         let out = integrate(&k, &u0, mu, e, RestitutionLaw::Stronge);
-        let reference = brute_force(&k, &u0, mu, e);
+        let reference = brute_force(&k, &u0, mu, e, 0.0);
         assert!(
             (out.final_velocity - reference).amax() < 1e-4,
             "K={k} u0={u0:?} μ={mu} e={e}: {:?} vs brute force {reference:?}",
+            out.final_velocity
+        );
+        // With a separating-speed floor above what restitution gives, so that one integration
+        // runs through three phases, the last of them sliding on after restitution's end.
+        let floor = -u0.z * rng.random_range(1.0..2.0);
+        let options = Options {
+            min_separation: floor,
+            ..Options::default()
+        };
+        let out = integrate_with(&k, &u0, mu, e, RestitutionLaw::Stronge, options);
+        let reference = brute_force(&k, &u0, mu, e, floor);
+        assert!(
+            (out.final_velocity - reference).amax() < 1e-4,
+            "K={k} u0={u0:?} μ={mu} e={e} floor {floor}: {:?} vs brute force {reference:?}",
             out.final_velocity
         );
     }
@@ -412,7 +428,7 @@ fn nearly_normal_impact_with_stable_sticking_completes_the_collision() {
     let out = integrate(&k, &u0, mu, e, RestitutionLaw::Stronge);
     assert!(out.final_velocity.z > 0.0, "{out:?}");
     let (k_scale, u_scale) = (k.norm(), u0.norm());
-    let reference = brute_force(&(k / k_scale), &(u0 / u_scale), mu, e) * u_scale;
+    let reference = brute_force(&(k / k_scale), &(u0 / u_scale), mu, e, 0.0) * u_scale;
     assert!(
         (out.final_velocity - reference).amax() < 1e-4 * u_scale,
         "{:?} vs brute force {reference:?}",
