@@ -92,7 +92,10 @@ fn the_block_on_ramp_scene_stops_where_theory_says_instead_of_tumbling_off() {
     let along = |w: &World| w.body(block).state().position.dot(&down);
     let start = along(world);
     let mut stop = None;
-    for k in 1..=2000 {
+    // Watched to 2.1 s, past the end of the 2 % window (2.039 s). Over nine launches with
+    // gravity changed in its 9th significant digit the block reached 1 cm/s at 1.992–2.002 s;
+    // watched only to 2.0 s, as once, the later ones looked as if it never stopped.
+    for k in 1..=2100 {
         world.advance_to(k as f64 * 1e-3).unwrap();
         let speed = world.body(block).state().velocity.dot(&down);
         if stop.is_none() && speed < 1.0 {
