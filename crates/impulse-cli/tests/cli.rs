@@ -378,6 +378,25 @@ fn table_compares_one_scene_with_the_thesis() {
     assert_eq!(json["rows"][0]["thesis_time_s"], 3.0);
 }
 
+/// Runs `impulse table` on `scenes` with the `extra` arguments, writing to the scratch
+/// directory `out` + the number of extra arguments; returns its standard output and JSON.
+fn run_table(scenes: &Path, out: &str, extra: &[&str]) -> (String, serde_json::Value) {
+    let out = scratch(&format!("{out}{}", extra.len()));
+    let mut args = vec![
+        "table",
+        "--scenes",
+        scenes.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let result = impulse(&args);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("table7_1.json")).unwrap()).unwrap();
+    (text(&result.stdout), json)
+}
+
 /// `impulse table --no-sleep` runs the scenes as the thesis did: the block on the ramp, which
 /// sleeps 0.5 s after it stops at 2 s, then takes microcollisions to the end of the 5 s run
 /// (measured: 2114 with sleep, 4741 without), and the JSON says which it was.
@@ -385,20 +404,7 @@ fn table_compares_one_scene_with_the_thesis() {
 fn table_without_sleep_simulates_resting_contact_to_the_end() {
     let scenes = table_scenes("table_sleep_scenes", "block_on_ramp.toml");
     let run = |extra: &[&str]| {
-        let out = scratch(&format!("table_sleep_out{}", extra.len()));
-        let mut args = vec![
-            "table",
-            "--scenes",
-            scenes.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        let result = impulse(&args);
-        assert!(result.status.success(), "{}", text(&result.stderr));
-        let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("table7_1.json")).unwrap())
-                .unwrap();
+        let (_, json) = run_table(&scenes, "table_sleep_out", extra);
         (
             json["rows"][0]["microcollisions"].as_u64().unwrap(),
             json["sleep"].as_str().unwrap().to_string(),
@@ -447,25 +453,8 @@ fn table_repeats_each_example_and_checks_the_runs_agree() {
 #[test]
 fn table_ensemble_reports_the_mean_over_variants_of_the_scene() {
     let scenes = table_scenes("table_ensemble_scenes", "chain_of_balls.toml");
-    let run = |extra: &[&str]| {
-        let out = scratch(&format!("table_ensemble_out{}", extra.len()));
-        let mut args = vec![
-            "table",
-            "--scenes",
-            scenes.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        let result = impulse(&args);
-        assert!(result.status.success(), "{}", text(&result.stderr));
-        let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("table7_1.json")).unwrap())
-                .unwrap();
-        (text(&result.stdout), json)
-    };
-    let (_, single) = run(&[]);
-    let (stdout, json) = run(&["--ensemble", "3"]);
+    let (_, single) = run_table(&scenes, "table_ensemble_out", &[]);
+    let (stdout, json) = run_table(&scenes, "table_ensemble_out", &["--ensemble", "3"]);
     assert!(
         stdout.contains("the mean over each scene and 2 variants"),
         "{stdout}"
