@@ -32,7 +32,12 @@ pub struct TableArgs {
     /// and report the mean over all N. Contact-rich scenes are chaotic: any change moves the
     /// one trajectory (when a pile comes to rest, how many microcollisions it takes) by up to
     /// ±20 %, and the mean over variants is the fair measure of speed.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u32).range(1..=1000)
+    )]
     ensemble: u32,
 }
 
