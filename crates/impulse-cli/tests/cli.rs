@@ -321,16 +321,7 @@ fn table_scenes(dir: &str, file: &str) -> PathBuf {
 #[test]
 fn table_compares_one_scene_with_the_thesis() {
     let scenes = table_scenes("table_scenes", "chain_of_balls.toml");
-    let out = scratch("table_out");
-    let result = impulse(&[
-        "table",
-        "--scenes",
-        scenes.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(result.status.success(), "{}", text(&result.stderr));
-    let stdout = text(&result.stdout);
+    let (stdout, json, out) = run_table(&scenes, "table_out", &[]);
     let header = stdout.lines().next().unwrap();
     for column in [
         "scene",
@@ -372,15 +363,14 @@ fn table_compares_one_scene_with_the_thesis() {
     let collisions: u64 = fields[8].parse().unwrap();
     assert!(collisions > 0, "the striker hits the chain");
     assert_eq!(fields[10], "completed");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("table7_1.json")).unwrap()).unwrap();
     assert_eq!(json["rows"].as_array().unwrap().len(), 1);
     assert_eq!(json["rows"][0]["thesis_time_s"], 3.0);
 }
 
 /// Runs `impulse table` on `scenes` with the `extra` arguments, writing to the scratch
-/// directory `out` + the number of extra arguments; returns its standard output and JSON.
-fn run_table(scenes: &Path, out: &str, extra: &[&str]) -> (String, serde_json::Value) {
+/// directory `out` + the number of extra arguments; returns its standard output, its JSON and
+/// that directory.
+fn run_table(scenes: &Path, out: &str, extra: &[&str]) -> (String, serde_json::Value, PathBuf) {
     let out = scratch(&format!("{out}{}", extra.len()));
     let mut args = vec![
         "table",
@@ -394,7 +384,7 @@ fn run_table(scenes: &Path, out: &str, extra: &[&str]) -> (String, serde_json::V
     assert!(result.status.success(), "{}", text(&result.stderr));
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("table7_1.json")).unwrap()).unwrap();
-    (text(&result.stdout), json)
+    (text(&result.stdout), json, out)
 }
 
 /// `impulse table --no-sleep` runs the scenes as the thesis did: the block on the ramp, which
@@ -404,7 +394,7 @@ fn run_table(scenes: &Path, out: &str, extra: &[&str]) -> (String, serde_json::V
 fn table_without_sleep_simulates_resting_contact_to_the_end() {
     let scenes = table_scenes("table_sleep_scenes", "block_on_ramp.toml");
     let run = |extra: &[&str]| {
-        let (_, json) = run_table(&scenes, "table_sleep_out", extra);
+        let (_, json, _) = run_table(&scenes, "table_sleep_out", extra);
         (
             json["rows"][0]["microcollisions"].as_u64().unwrap(),
             json["sleep"].as_str().unwrap().to_string(),
@@ -425,21 +415,8 @@ fn table_without_sleep_simulates_resting_contact_to_the_end() {
 #[test]
 fn table_repeats_each_example_and_checks_the_runs_agree() {
     let scenes = table_scenes("table_repeat_scenes", "chain_of_balls.toml");
-    let out = scratch("table_repeat_out");
-    let result = impulse(&[
-        "table",
-        "--scenes",
-        scenes.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--repeat",
-        "3",
-    ]);
-    assert!(result.status.success(), "{}", text(&result.stderr));
-    let stdout = text(&result.stdout);
+    let (stdout, json, _) = run_table(&scenes, "table_repeat_out", &["--repeat", "3"]);
     assert!(stdout.contains("the median of 3 runs"), "{stdout}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("table7_1.json")).unwrap()).unwrap();
     assert_eq!(json["runs_per_example"], 3);
     assert_eq!(json["rows"][0]["status"], "completed");
     let zero = impulse(&["table", "--repeat", "0"]);
@@ -453,8 +430,8 @@ fn table_repeats_each_example_and_checks_the_runs_agree() {
 #[test]
 fn table_ensemble_reports_the_mean_over_variants_of_the_scene() {
     let scenes = table_scenes("table_ensemble_scenes", "chain_of_balls.toml");
-    let (_, single) = run_table(&scenes, "table_ensemble_out", &[]);
-    let (stdout, json) = run_table(&scenes, "table_ensemble_out", &["--ensemble", "3"]);
+    let (_, single, _) = run_table(&scenes, "table_ensemble_out", &[]);
+    let (stdout, json, _) = run_table(&scenes, "table_ensemble_out", &["--ensemble", "3"]);
     assert!(
         stdout.contains("the mean over each scene and 2 variants"),
         "{stdout}"
