@@ -326,65 +326,130 @@ fn rover_rolls_at_its_wheel_speed() {
     assert!(world.max_penetration() < epsilon);
 }
 
-/// S18, the creature war: the rover closes on its first prey, jacks up and pushes it over the
-/// table's edge; meanwhile the other two bugs, drawn to the centre by their potential field, have
-/// walked towards it. The war is chaotic: every contact of the bugs' feet and the rover's wheels
-/// along the way moves the story. Over seven runs, the shipped scene and six with gravity changed
-/// in its 9th significant digit, the rover came within 16–19 cm of its prey in every one, the first
-/// bug fell in five of them by 20 s (at 9.25–15.25 s, always with the rover within 30 cm just
-/// before), and the others' distances from the centre fell from 120 to at most 70 cm. Those are
-/// checked here on the scene as shipped (in which it falls at about 11.7 s). The fall is the
-/// least certain of them: in two more such runs the first bug was still on the table at 40 s,
-/// the rover circling it as it ran. A change that moves the shipped run elsewhere should be
-/// judged against such an ensemble, not against this one run.
-///
-/// Not checked: that the rover stays on the table. The thesis saw it avoid driving off, but its
-/// rules (Fig. 7.27) do not ensure it: they back away only once the prey lies below the
-/// chassis, and a rover pushing a prey that walks along the edge can follow it over. That
-/// happened in one of those seven runs, this scene's own.
+/// The scene file `creature_war.toml` with the multibody `name` (its links and its joints'
+/// anchors, all given in world coordinates) moved by `(dx, dy)` cm across the table.
+fn creature_war_with(moves: &[(&str, f64, f64)]) -> World {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/hybrid/creature_war.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut doc: toml::Table = toml::from_str(&text).unwrap();
+    let shift = |point: &mut toml::Value, dx: f64, dy: f64| {
+        let xyz = point.as_array_mut().unwrap();
+        for (value, d) in xyz.iter_mut().zip([dx, dy]) {
+            let v = value
+                .as_float()
+                .or(value.as_integer().map(|i| i as f64))
+                .unwrap();
+            *value = toml::Value::Float(v + d);
+        }
+    };
+    let mut applied = 0;
+    for multibody in doc["multibodies"].as_array_mut().unwrap() {
+        let name = multibody["name"].as_str().unwrap().to_string();
+        for &(_, dx, dy) in moves.iter().filter(|m| m.0 == name) {
+            for link in multibody["links"].as_array_mut().unwrap() {
+                shift(&mut link["position"], dx, dy);
+            }
+            for joint in multibody["joints"].as_array_mut().unwrap() {
+                if let Some(anchor) = joint.get_mut("anchor") {
+                    shift(anchor, dx, dy);
+                }
+            }
+            applied += 1;
+        }
+    }
+    assert_eq!(applied, moves.len(), "no such multibody among {moves:?}");
+    let text = toml::to_string(&doc).unwrap();
+    match scene::parse(&path, &text) {
+        Ok(scene) => scene.world,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Where the body (link 0) of a multibody is.
+fn base(world: &World, name: &str) -> nalgebra::Vector3<f64> {
+    let m = world.multibody(world.multibody_id(name).unwrap());
+    m.link_model_pose(0).translation.vector
+}
+
+/// S18, the creature war, as shipped: the rover closes on its first prey while the other two
+/// bugs, drawn to the centre by their potential field, walk towards it. The war is chaotic: every
+/// contact of the bugs' feet and the rover's wheels moves the story, and whether and when the
+/// first bug goes over the edge varies from run to run (9 s to 33 s, or not by 40 s, over runs
+/// with gravity changed in its 9th significant digit). What held in each of eight such runs
+/// (the shipped scene and seven variants) over the first 10 s is checked: the rover came within
+/// its push distance (50 cm) of its prey at 2.75 s and within 16.0–18.2 cm by 10 s; the other
+/// two bugs, 120 cm from the centre at the start, were at most 35 and 63 cm from it at 10 s.
+/// The push itself is checked in the next test, on a start that does not depend on the chase.
 #[test]
-fn creature_war_rover_pushes_its_first_prey_off_the_table() {
+fn creature_war_rover_closes_on_its_prey_while_the_bugs_make_for_the_centre() {
     let mut world = load("creature_war.toml");
     let epsilon = world.settings().collision_epsilon;
-    let base = |w: &World, name: &str| {
-        let m = w.multibody(w.multibody_id(name).unwrap());
-        m.link_model_pose(0).translation.vector
-    };
     let from_centre = |x: nalgebra::Vector3<f64>| x.xy().norm();
     let start: Vec<f64> = ["bug2", "bug3"]
         .iter()
         .map(|b| from_centre(base(&world, b)))
         .collect();
-    // Fallen off the 400 × 400 cm table (top at z = 0) towards the floor 100 cm below.
-    let fallen = |w: &World| base(w, "bug1").z < -50.0;
     let apart = |w: &World| (base(w, "rover") - base(w, "bug1")).xy().norm();
-    let (mut closest, mut last_on_table) = (f64::INFINITY, f64::NAN);
-    while !fallen(&world) && world.time() < 20.0 {
+    let (mut closest, mut within_push) = (f64::INFINITY, f64::NAN);
+    while world.time() < 10.0 {
         world.advance_to(world.time() + 0.25).unwrap();
         closest = closest.min(apart(&world));
-        if base(&world, "bug1").z > 0.0 {
-            last_on_table = apart(&world);
+        if within_push.is_nan() && apart(&world) < 50.0 {
+            within_push = world.time();
         }
     }
-    assert!(fallen(&world), "bug1 at {:?}", base(&world, "bug1"));
-    // Pushed off: the rover pushes within 50 cm (`push_distance`), and was that close at the
-    // last look before the bug went over the edge.
     assert!(
-        closest < 50.0,
+        within_push <= 3.5,
+        "within 50 cm of its prey at {within_push} s"
+    );
+    assert!(
+        closest < 25.0,
         "the rover came within {closest} cm of its prey"
     );
-    assert!(
-        last_on_table < 50.0,
-        "the rover was {last_on_table} cm away when its prey fell"
-    );
-    for (name, r0) in ["bug2", "bug3"].iter().zip(&start) {
+    for (name, r0) in ["bug1", "bug2", "bug3"]
+        .iter()
+        .zip([0.0, start[0], start[1]])
+    {
         let x = base(&world, name);
         assert!(x.z > 0.0, "{name} fell: {x:?}");
-        assert!(
-            from_centre(x) < 0.6 * r0,
-            "{name} {} cm from the centre, {r0} at the start",
-            from_centre(x)
-        );
+        if r0 > 0.0 {
+            assert!(
+                from_centre(x) < 0.6 * r0,
+                "{name} {} cm from the centre, {r0} at the start",
+                from_centre(x)
+            );
+        }
+    }
+    assert!(world.max_penetration() < epsilon);
+}
+
+/// S18's push: the rover (moved 200 cm along x, to x = 100 facing +x) with its first prey
+/// (moved to x = 150, half a metre from the edge) in front of it. It closes in, jacks up its rear
+/// and pushes the bug over the edge, then backs away from the edge itself: Fig. 7.27's rules. In
+/// each of eight runs (this one and seven with gravity changed in its 9th significant digit) the
+/// bug fell at 3.0–4.25 s with the rover within 18–22 cm of it, and the rover stayed on the table.
+#[test]
+fn creature_war_rover_pushes_a_bug_before_it_off_the_edge_and_stays_on() {
+    let mut world = creature_war_with(&[("rover", 200.0, 0.0), ("bug1", 90.0, -70.0)]);
+    let epsilon = world.settings().collision_epsilon;
+    let apart = |w: &World| (base(w, "rover") - base(w, "bug1")).xy().norm();
+    // Fallen off the 400 × 400 cm table (top at z = 0) towards the floor 100 cm below.
+    let fallen = |w: &World| base(w, "bug1").z < -50.0;
+    let mut closest = f64::INFINITY;
+    while !fallen(&world) && world.time() < 6.0 {
+        world.advance_to(world.time() + 0.25).unwrap();
+        closest = closest.min(apart(&world));
+    }
+    assert!(fallen(&world), "bug1 at {:?}", base(&world, "bug1"));
+    assert!(
+        closest < 30.0,
+        "the rover came within {closest} cm of its prey"
+    );
+    let fell = world.time();
+    while world.time() < fell + 2.0 {
+        world.advance_to(world.time() + 0.25).unwrap();
+        let rover = base(&world, "rover");
+        assert!(rover.z > 0.0, "the rover went over too: {rover:?}");
     }
     assert!(world.max_penetration() < epsilon);
 }
