@@ -70,6 +70,7 @@ fn reversal(
         // Zero for a pure reversal; the rebound's lift otherwise.
         work: 0.5 * (target + u0).dot(&impulse),
         compression_work: -0.5 * u0.dot(&(k_inverse * u0)),
+        steps: 0,
     })
 }
 

@@ -25,7 +25,9 @@
 //! `K⁻¹ (u_f − u_0)`: a multibody link's K can be singular (a pendulum bob cannot move
 //! sideways), and then only the integrated impulse is meaningful.
 
-use super::sticking::{diverging_ray, sliding_vector, stick_correction, sticking_direction};
+use super::sticking::{
+    cross_slope, diverging_ray, nearest_ray, sliding_vector, stick_correction, sticking_direction,
+};
 use crate::integrate::{AdaptiveRk, OdeSystem, Tolerance};
 use crate::math::{Mat3, Vec3};
 
@@ -53,6 +55,8 @@ pub struct Outcome {
     pub work: f64,
     /// Work of the normal impulse during compression, `W_c`.
     pub compression_work: f64,
+    /// Integration steps the sliding took (0 when the collision was closed form throughout).
+    pub steps: u32,
 }
 
 /// How the contact slides.
@@ -124,6 +128,7 @@ pub fn integrate_with(
         impulse,
         work,
         compression_work: phases.compression_work,
+        steps: context.steps.get(),
     }
 }
 
@@ -228,6 +233,8 @@ struct Context<'a> {
     work_scale: f64,
     impulse_scale: f64,
     tolerance: Tolerance,
+    /// Integration steps taken so far.
+    steps: std::cell::Cell<u32>,
 }
 
 impl<'a> Context<'a> {
@@ -263,6 +270,7 @@ impl<'a> Context<'a> {
                 max_step: f64::INFINITY,
                 min_step: 0.0,
             },
+            steps: std::cell::Cell::new(0),
         }
     }
 
@@ -306,18 +314,24 @@ impl<'a> Context<'a> {
                     state = next;
                     match end {
                         SlideEnd::Over => return state,
+                        SlideEnd::Diverging(ray) => {
+                            state.mode = Mode::Ray(ray);
+                            continue;
+                        }
                         SlideEnd::Stuck => {}
                         SlideEnd::Straight => {
                             // The rest of the approach to sticking is a straight line in the
-                            // velocity plane: slide in the current direction until the
-                            // tangential velocity along it vanishes, ending the phases that
-                            // end before.
+                            // velocity plane: slide along the converging ray the direction has
+                            // reached until the tangential velocity vanishes, ending the phases
+                            // that end before. The ray, not the direction reached: about a ray
+                            // that attracts the directions near it strongly, the integrated
+                            // direction wobbles by the tolerance over the speed, and a slow
+                            // approach in that direction would err in proportion.
                             let speed = state.u.x.hypot(state.u.y);
-                            let xi = Vec3::new(
-                                -self.mu * state.u.x / speed,
-                                -self.mu * state.u.y / speed,
-                                1.0,
-                            );
+                            let theta = state.u.y.atan2(state.u.x);
+                            let ray =
+                                nearest_ray(self.k, self.mu, theta, RAY_REACH).unwrap_or(theta);
+                            let xi = sliding_vector(self.mu, ray);
                             let rate = self.k * xi;
                             let closing = -(rate.x * state.u.x + rate.y * state.u.y) / speed;
                             let stuck_at = state.impulse.z + speed / closing;
@@ -482,6 +496,7 @@ impl<'a> Context<'a> {
             }
         }
         let mut was_straight = false;
+        let mut was_diverging = false;
         let mut y = [0.0; 6];
         let mut previous_speed = f64::INFINITY;
         for _ in 0..MAX_SLIDING_STEPS {
@@ -509,13 +524,34 @@ impl<'a> Context<'a> {
             // there errs by up to the sticking speed (the accuracy test's largest error fell
             // from 9.7e-7 to 4.1e-7 |u₀|, its 99th percentile from 1.2e-7 to 4.3e-8).
             let across = (y[0] * dy[1] - y[1] * dy[0]).abs() / speed;
+            // Near a ray that attracts the directions about it (the cross condition's slope
+            // f'(θ) < 0), the remaining turning is no more than the present deviation from the
+            // ray, across / |f'(θ)|, however slowly the contact then slows: a sliding contact
+            // that swung round onto a ray closing at 3e-4 of its speed's usual rate took 1560
+            // steps to crawl down it, the integrator's direction wobbling about the ray by the
+            // tolerance over the speed (a coin's microcollision).
+            let attraction = -cross_slope(self.k, self.mu, y[0] / speed, y[1] / speed);
             let straight = rate < 0.0
                 && (across <= STRAIGHT * -rate
-                    || across * speed <= self.tolerance.absolute * -rate);
+                    || across * speed <= self.tolerance.absolute * (-rate).max(attraction));
             if straight && was_straight {
                 return (pack(p, &y), SlideEnd::Straight);
             }
+            // Likewise a contact that has come onto an attracting diverging ray slides away
+            // along it, and goes on to the collision's end in closed form (as after unstable
+            // sticking), provided the normal velocity rises along the ray, so that the phases
+            // end. A sliding direction that swept round near u_t = 0 spent a quarter of its
+            // steps on the ray before.
+            let diverging = rate > 0.0 && across * speed <= self.tolerance.absolute * attraction;
+            if diverging
+                && was_diverging
+                && let Some(ray) = nearest_ray(self.k, self.mu, y[1].atan2(y[0]), RAY_REACH)
+                && (self.k * sliding_vector(self.mu, ray)).z > 0.0
+            {
+                return (pack(p, &y), SlideEnd::Diverging(ray));
+            }
             was_straight = straight;
+            was_diverging = diverging;
             let to_stick = if rate < 0.0 {
                 0.5 * speed / -rate
             } else {
@@ -526,6 +562,7 @@ impl<'a> Context<'a> {
                 _ => f64::INFINITY,
             };
             rk.set_max_step(to_stick.min(to_end).max(f64::MIN_POSITIVE));
+            self.steps.set(self.steps.get().saturating_add(1));
             if rk.step(&system).is_err() {
                 break;
             }
@@ -636,7 +673,7 @@ fn first_crossing(
 }
 
 /// How a stretch of sliding ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum SlideEnd {
     /// The collision is over (or integration could not go on).
     Over,
@@ -644,12 +681,18 @@ enum SlideEnd {
     Stuck,
     /// The approach to sticking has become a straight line in the velocity plane.
     Straight,
+    /// The contact has come onto a diverging ray (its direction) that attracts the directions
+    /// near it: it slides away along the ray.
+    Diverging(f64),
 }
 
 /// The approach to sticking counts as straight when the tangential velocity would turn by less
 /// than this (radians) before it vanishes: the closed-form finish then errs in the tangential
 /// impulse by at most `μ · STRAIGHT` of the remaining normal impulse.
 const STRAIGHT: f64 = 1e-6;
+
+/// How far from the direction reached a straight approach's ray may be found (radians).
+const RAY_REACH: f64 = 1e-2;
 
 /// How much the tangential velocity may change, relative to itself, over a sliding phase's
 /// first step (see `Context::slide`).

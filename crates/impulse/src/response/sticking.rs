@@ -79,6 +79,37 @@ fn cross(k: &Mat3, mu: f64, theta: f64) -> f64 {
     (a - b) * mu * c * s + f * mu * (s * s - c * c) + d * c - e * s
 }
 
+/// `d(û × u')/dθ` at the direction `(c, s) = (cos θ, sin θ)`. Where it is negative, directions
+/// near a ray turn towards it: the ray attracts them (at a rate `|slope| / |u_t|` per unit normal
+/// impulse, ever faster as the contact slows).
+pub fn cross_slope(k: &Mat3, mu: f64, c: f64, s: f64) -> f64 {
+    let (a, b, f) = (k[(0, 0)], k[(1, 1)], k[(0, 1)]);
+    let (e, d) = (k[(0, 2)], k[(1, 2)]);
+    (a - b) * mu * (c * c - s * s) + 4.0 * f * mu * s * c - d * s - e * c
+}
+
+/// The ray of constant sliding direction nearest to θ, by Newton's method on the cross
+/// condition from θ, if it converges to one within `reach` radians (not wrapped).
+pub fn nearest_ray(k: &Mat3, mu: f64, theta: f64, reach: f64) -> Option<f64> {
+    let mut ray = theta;
+    let mut step = f64::INFINITY;
+    for _ in 0..8 {
+        let slope = cross_slope(k, mu, ray.cos(), ray.sin());
+        if slope == 0.0 || !slope.is_finite() {
+            return None;
+        }
+        step = cross(k, mu, ray) / slope;
+        ray -= step;
+        if !ray.is_finite() || (ray - theta).abs() > reach {
+            return None;
+        }
+        if step.abs() <= 1e-15 * (1.0 + ray.abs()) {
+            break;
+        }
+    }
+    (step.abs() <= 1e-12).then_some(ray)
+}
+
 /// `(û · u')(θ)` of Theorem 14 (positive on a diverging ray).
 pub fn ray_divergence(k: &Mat3, mu: f64, theta: f64) -> f64 {
     let (a, b, f) = (k[(0, 0)], k[(1, 1)], k[(0, 1)]);
@@ -140,8 +171,7 @@ pub fn diverging_ray(k: &Mat3, mu: f64) -> Option<f64> {
 fn polish(k: &Mat3, mu: f64, mut theta: f64) -> f64 {
     for _ in 0..8 {
         let g = cross(k, mu, theta);
-        let h = 1e-7;
-        let slope = (cross(k, mu, theta + h) - cross(k, mu, theta - h)) / (2.0 * h);
+        let slope = cross_slope(k, mu, theta.cos(), theta.sin());
         if slope == 0.0 || !slope.is_finite() {
             break;
         }
@@ -214,6 +244,46 @@ mod tests {
         // Digest: û·u' = +0.3201 on the diverging ray, −3.0521 on the converging one.
         assert!((ray_divergence(&k, mu, diverging.to_radians()) - 0.3201).abs() < 1e-4);
         assert!((ray_divergence(&k, mu, rays[1].to_radians()) + 3.0521).abs() < 1e-4);
+    }
+
+    #[test]
+    fn nearest_ray_finds_the_v2_rays_and_the_slope_says_which_attract() {
+        let (k, mu) = (figure_3_3(), 0.2);
+        // The slope against a central difference of the cross condition.
+        for degrees in [-170.0, -71.0, 0.0, 33.0, 147.0] {
+            let theta: f64 = f64::to_radians(degrees);
+            let h = 1e-6;
+            let numeric = (cross(&k, mu, theta + h) - cross(&k, mu, theta - h)) / (2.0 * h);
+            let slope = cross_slope(&k, mu, theta.cos(), theta.sin());
+            assert!(
+                (slope - numeric).abs() < 1e-8,
+                "{degrees}°: {slope} vs {numeric}"
+            );
+        }
+        // Digest V2: rays at 147.001° and −71.113°, found from half a degree away.
+        let converging = nearest_ray(&k, mu, 147.5_f64.to_radians(), 0.01).unwrap();
+        let diverging = nearest_ray(&k, mu, (-71.6_f64).to_radians(), 0.01).unwrap();
+        assert!((converging.to_degrees() - 147.001).abs() < 1e-3);
+        assert!((diverging.to_degrees() + 71.113).abs() < 1e-3);
+        assert!(cross(&k, mu, converging).abs() < 1e-14);
+        // Not within reach of 30° from the diverging ray.
+        assert!(nearest_ray(&k, mu, (-40.0_f64).to_radians(), 0.01).is_none());
+        // Sticking is unstable here. The diverging ray attracts nearby sliding directions
+        // (slope −1.570: the deviation falls as the speed to the power 4.9 while the contact
+        // speeds up along it); the converging one repels them (slope +2.521: the deviation
+        // grows as the speed to the power −0.83 while the contact slows), so that a slowing
+        // contact swings round and leaves along the diverging ray.
+        let slope = |ray: f64| cross_slope(&k, mu, ray.cos(), ray.sin());
+        assert!(
+            (slope(diverging) + 1.570).abs() < 1e-3,
+            "{}",
+            slope(diverging)
+        );
+        assert!(
+            (slope(converging) - 2.521).abs() < 1e-3,
+            "{}",
+            slope(converging)
+        );
     }
 
     #[test]

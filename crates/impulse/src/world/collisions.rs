@@ -81,6 +81,9 @@ pub struct LoopCounters {
     pub boosted_microcollisions: u64,
     /// Of those, the partial reversals (as much of the tangential velocity as friction allows).
     pub partial_reversals: u64,
+    /// Integration steps of the collisions and boosted microcollisions (sliding is integrated;
+    /// sticking, rays and reversals are closed form).
+    pub collision_integration_steps: u64,
     /// Collisions and microcollisions in a cascade: a response at an instant when one of the
     /// two colliders had already been hit (an impulse elsewhere on a body made this contact
     /// approach). These get no boosted restitution.
@@ -1077,6 +1080,7 @@ impl Collisions {
         if self.hit_at[a] == t || self.hit_at[b] == t {
             self.counters.cascade_responses += 1;
         }
+        self.counters.collision_integration_steps += u64::from(outcome.steps);
         match kind {
             ResponseKind::Collision => self.counters.collisions += 1,
             ResponseKind::Reversal => self.counters.microcollisions += 1,

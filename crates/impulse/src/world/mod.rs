@@ -958,6 +958,7 @@ impl World {
             ("microcollisions", c.microcollisions),
             ("boosted_microcollisions", c.boosted_microcollisions),
             ("partial_reversals", c.partial_reversals),
+            ("collision_integration_steps", c.collision_integration_steps),
             ("cascade_responses", c.cascade_responses),
             ("extrapolated_sweeps", c.extrapolated_sweeps),
             ("sleeps", c.sleeps),
