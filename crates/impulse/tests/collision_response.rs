@@ -415,6 +415,43 @@ fn a_contact_swinging_onto_a_ray_is_finished_along_it() {
     assert!(out.steps < 100, "{} steps", out.steps);
 }
 
+/// Regression (found by a sweep over random collisions while the ray finish above was being
+/// written): a singular K that cannot change the tangential velocity along y (a link that
+/// cannot move that way), with a sliding velocity that has a y part. The contact slows towards
+/// that part, which it can never lose, so it never sticks; the straight finish, taken for an
+/// approach to sticking, slid on for a normal impulse of 5e8 and gave a tangential impulse of
+/// 7e16. A straight finish is now taken only where the line reaches u_t = 0 (within the
+/// sticking speed). The result must stay in the friction cone and, with e < 1 under Stronge,
+/// do no positive work.
+#[test]
+fn a_tangential_velocity_k_cannot_change_does_not_send_the_straight_finish_away() {
+    let k = Mat3::new(
+        0.8384289597790988,
+        0.0,
+        0.033713859333825466,
+        0.0,
+        0.0,
+        0.0,
+        0.033713859333825466,
+        0.0,
+        0.010080969830000985,
+    );
+    let u0 = Vec3::new(
+        9.008421005957408e-2,
+        -2.2316621063745833e-2,
+        -3.442398475545191e-2,
+    );
+    let (mu, e) = (1.3582659169260047, 0.7706950616555509);
+    let out = integrate(&k, &u0, mu, e, RestitutionLaw::Stronge);
+    let p = out.impulse;
+    assert!(p.iter().all(|x| x.is_finite()), "{out:?}");
+    assert!(p.z > 0.0 && p.z < 100.0, "{out:?}");
+    assert!(p.x.hypot(p.y) <= mu * p.z * (1.0 + 1e-6), "{out:?}");
+    assert!(out.work <= 1e-12, "{out:?}");
+    // u_y cannot change.
+    assert!((out.final_velocity.y - u0.y).abs() < 1e-12, "{out:?}");
+}
+
 /// A contact sliding along x with K's x–y coupling zero keeps its direction, so the rates
 /// `du/dp_z = K ξ` with `ξ = (−μ, 0, 1)` are constant and the integrator takes steps long enough
 /// to hold several phase ends (compression, restitution, the separating-speed floor), which one

@@ -319,22 +319,11 @@ impl<'a> Context<'a> {
                             continue;
                         }
                         SlideEnd::Stuck => {}
-                        SlideEnd::Straight => {
+                        SlideEnd::Straight { xi, stuck_at } => {
                             // The rest of the approach to sticking is a straight line in the
-                            // velocity plane: slide along the converging ray the direction has
-                            // reached until the tangential velocity vanishes, ending the phases
-                            // that end before. The ray, not the direction reached: about a ray
-                            // that attracts the directions near it strongly, the integrated
-                            // direction wobbles by the tolerance over the speed, and a slow
-                            // approach in that direction would err in proportion.
-                            let speed = state.u.x.hypot(state.u.y);
-                            let theta = state.u.y.atan2(state.u.x);
-                            let ray =
-                                nearest_ray(self.k, self.mu, theta, RAY_REACH).unwrap_or(theta);
-                            let xi = sliding_vector(self.mu, ray);
+                            // velocity plane (see `straight_finish`): slide on until the
+                            // tangential velocity vanishes, ending the phases that end before.
                             let rate = self.k * xi;
-                            let closing = -(rate.x * state.u.x + rate.y * state.u.y) / speed;
-                            let stuck_at = state.impulse.z + speed / closing;
                             while let Some(goal) = phases.goal {
                                 let limit = stuck_at - state.impulse.z;
                                 let (next, reached) = self.straight(&state, xi, rate, goal, limit);
@@ -412,6 +401,30 @@ impl<'a> Context<'a> {
             mode: state.mode,
         };
         (next, reached)
+    }
+
+    /// The straight finish of an approach to sticking from the tangential velocity `y[0..2]`:
+    /// the impulse direction ξ and the normal impulse until the tangential velocity vanishes,
+    /// if a straight line gets it there. It runs along the converging ray the direction has
+    /// reached, not the direction itself: about a ray that attracts nearby directions strongly,
+    /// the integrated direction wobbles by the tolerance over the speed, and a slow approach in
+    /// that direction would err in proportion. `None` where the line misses the origin by
+    /// more than the sticking speed: a multibody link's singular K cannot change the tangential
+    /// velocity along a direction it cannot move in, and a contact slowing towards that part
+    /// of its velocity never sticks.
+    fn straight_finish(&self, y: &[f64]) -> Option<(Vec3, f64)> {
+        let speed = y[0].hypot(y[1]);
+        let theta = y[1].atan2(y[0]);
+        let ray = nearest_ray(self.k, self.mu, theta, RAY_REACH).unwrap_or(theta);
+        let xi = sliding_vector(self.mu, ray);
+        let rate = self.k * xi;
+        let closing = -(rate.x * y[0] + rate.y * y[1]) / speed;
+        if closing.is_nan() || closing <= 0.0 {
+            return None;
+        }
+        let to_stick = speed / closing;
+        let missed = (y[0] + rate.x * to_stick).hypot(y[1] + rate.y * to_stick);
+        (missed <= self.sticking_speed).then_some((xi, to_stick))
     }
 
     /// Integrates the sliding equations in p_z through the phases until the collision is
@@ -534,8 +547,12 @@ impl<'a> Context<'a> {
             let straight = rate < 0.0
                 && (across <= STRAIGHT * -rate
                     || across * speed <= self.tolerance.absolute * (-rate).max(attraction));
-            if straight && was_straight {
-                return (pack(p, &y), SlideEnd::Straight);
+            if straight
+                && was_straight
+                && let Some((xi, to_stick)) = self.straight_finish(&y)
+            {
+                let stuck_at = p + to_stick;
+                return (pack(p, &y), SlideEnd::Straight { xi, stuck_at });
             }
             // Likewise a contact that has come onto an attracting diverging ray slides away
             // along it, and goes on to the collision's end in closed form (as after unstable
@@ -679,8 +696,9 @@ enum SlideEnd {
     Over,
     /// The tangential speed fell below the sticking speed.
     Stuck,
-    /// The approach to sticking has become a straight line in the velocity plane.
-    Straight,
+    /// The approach to sticking has become a straight line in the velocity plane: with the
+    /// impulse direction ξ, the tangential velocity vanishes at normal impulse `stuck_at`.
+    Straight { xi: Vec3, stuck_at: f64 },
     /// The contact has come onto a diverging ray (its direction) that attracts the directions
     /// near it: it slides away along the ray.
     Diverging(f64),
