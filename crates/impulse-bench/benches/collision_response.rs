@@ -52,6 +52,20 @@ fn collisions(c: &mut Criterion) {
             batch(3, (0.0, 1.0), (0.1, 0.6), (2.0, 5.0)),
         ),
     ];
+    // The work behind the times: integration steps per collision (sticking and rays are
+    // closed form, so a batch's steps are its sliding).
+    for (name, cases) in &batches {
+        let steps: u64 = cases
+            .iter()
+            .map(|(k, u0, mu, e)| {
+                u64::from(integrate(k, u0, *mu, *e, RestitutionLaw::Stronge).steps)
+            })
+            .sum();
+        println!(
+            "collision_response/{name}: {:.2} integration steps per collision",
+            steps as f64 / cases.len() as f64
+        );
+    }
     let mut group = c.benchmark_group("collision_response");
     for (name, cases) in &batches {
         group.bench_function(format!("{name}/1000"), |b| {
