@@ -103,7 +103,7 @@ pub fn nearest_ray(k: &Mat3, mu: f64, theta: f64, reach: f64) -> Option<f64> {
         if !ray.is_finite() || (ray - theta).abs() > reach {
             return None;
         }
-        if step.abs() <= 1e-15 * (1.0 + ray.abs()) {
+        if step.abs() < 1e-15 {
             break;
         }
     }
@@ -167,21 +167,10 @@ pub fn diverging_ray(k: &Mat3, mu: f64) -> Option<f64> {
     }
 }
 
-/// Newton's method on the cross condition in θ, from a root of the quartic.
-fn polish(k: &Mat3, mu: f64, mut theta: f64) -> f64 {
-    for _ in 0..8 {
-        let g = cross(k, mu, theta);
-        let slope = cross_slope(k, mu, theta.cos(), theta.sin());
-        if slope == 0.0 || !slope.is_finite() {
-            break;
-        }
-        let step = g / slope;
-        theta -= step;
-        if step.abs() < 1e-15 {
-            break;
-        }
-    }
-    // Wrap to (−π, π].
+/// Newton's method on the cross condition in θ, from a root of the quartic, wrapped to
+/// (−π, π].
+fn polish(k: &Mat3, mu: f64, theta: f64) -> f64 {
+    let theta = nearest_ray(k, mu, theta, f64::INFINITY).unwrap_or(theta);
     let wrapped = theta.rem_euclid(std::f64::consts::TAU);
     if wrapped > std::f64::consts::PI {
         wrapped - std::f64::consts::TAU
