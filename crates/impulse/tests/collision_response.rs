@@ -404,15 +404,11 @@ fn a_contact_swinging_onto_a_ray_is_finished_along_it() {
             "case {which}: {:?} vs brute force {brute:?}",
             out.final_velocity
         );
+        // Measured: the coin's in 39 steps (1564 before).
+        if which == 0 {
+            assert!(out.steps < 100, "{} steps", out.steps);
+        }
     }
-    // Measured: 39 steps (1564 before).
-    let (k, u0, mu, e, floor) = recorded_microcollision(0);
-    let options = Options {
-        min_separation: floor,
-        ..Options::default()
-    };
-    let out = integrate_with(&k, &u0, mu, e, RestitutionLaw::Stronge, options);
-    assert!(out.steps < 100, "{} steps", out.steps);
 }
 
 /// Regression (found by a sweep over random collisions while the ray finish above was being
