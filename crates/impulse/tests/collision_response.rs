@@ -448,6 +448,100 @@ fn a_tangential_velocity_k_cannot_change_does_not_send_the_straight_finish_away(
     assert!((out.final_velocity.y - u0.y).abs() < 1e-12, "{out:?}");
 }
 
+/// Regression (found by sweeping random collisions whose K barely moves the contact along one
+/// tangent, as for a link nearly unable to move that way): the contact comes onto a ray and
+/// follows it, the directions about the ray held by friction along the mobile tangent. That
+/// balance is stiff, the integrator keeps it only to its tolerance, and the tangential rate
+/// read from its derivative is noise of either sign; the ray finishes waited for that rate's
+/// sign, and the integration crawled along the ray to its 10⁵-step limit (~20 ms), in 1 of
+/// 15 000 such collisions. The ray's own divergence (Theorem 14) now decides. Case 0 slides
+/// away along a diverging ray at 95.77° (û·u' = +3.9e-6), case 1 down a converging ray at
+/// −79.20° (−1.3e-5), then away along the diverging one. Expected values: SciPy's stiff LSODA
+/// (rtol 1e-11, atol 1e-15), `tests/reference/stiff_rays.py`; the fixed-step brute force above
+/// cannot reach these collisions' ends in its 10⁷ steps. Final velocities to 1e-7 of the
+/// speed, the normal impulse to 1e-6 of itself, in under 100 steps (measured 15 and 12). The
+/// tangential impulse along the near-null tangent is fixed only loosely (case 1: 3.487 against
+/// 3.502): it changes the velocity by 0.015 × 1.2e-6, below the tolerance, and moves nothing.
+#[test]
+fn a_contact_held_on_a_ray_by_a_stiff_balance_is_finished_along_it() {
+    let cases = [
+        (
+            [
+                1.6548178258780117,
+                -0.00042352812251681316,
+                -0.11998468311713782,
+                -0.00042352812251681316,
+                8.000519694264854e-7,
+                3.20246150949989e-5,
+                -0.11998468311713782,
+                3.20246150949989e-5,
+                0.01797919683652602,
+            ],
+            Vec3::new(
+                -0.00041665293509408023,
+                5.077603887180296e-6,
+                -0.15449333317835642,
+            ),
+            0.7197666850272505,
+            0.5677294995618999,
+            (95.77, 1.0),
+            Vec3::new(
+                -2.6665143923852512e-6,
+                2.6403165663944335e-5,
+                0.08772755274799177,
+            ),
+            26.1085298571296,
+        ),
+        (
+            [
+                1.422068432487138,
+                -0.0012890891553617835,
+                0.3508337959806682,
+                -0.0012890891553617835,
+                1.234780772428013e-6,
+                -0.0003045654422263583,
+                0.3508337959806682,
+                -0.0003045654422263583,
+                0.5357984454022603,
+            ],
+            Vec3::new(
+                -0.0012548090861022368,
+                -0.00010696263431559901,
+                -4.652095157751812,
+            ),
+            1.3107993307256895,
+            0.8043202517852918,
+            (-79.20, -1.0),
+            Vec3::new(
+                2.7565553031240087e-5,
+                0.0001431426017928731,
+                3.741389560044235,
+            ),
+            18.682919131761725,
+        ),
+    ];
+    for (which, (columns, u0, mu, e, (ray, divergence), u_f, p_z)) in cases.into_iter().enumerate()
+    {
+        let k = Mat3::from_column_slice(&columns);
+        // The ray the contact follows, and whether it diverges.
+        let followed = rays(&k, mu)
+            .into_iter()
+            .find(|theta| (theta.to_degrees() - ray).abs() < 0.01);
+        let Some(followed) = followed else {
+            panic!("case {which}: no ray at {ray}°: {:?}", rays(&k, mu));
+        };
+        assert_eq!(ray_divergence(&k, mu, followed).signum(), divergence);
+        let out = integrate(&k, &u0, mu, e, RestitutionLaw::Stronge);
+        assert!(out.steps < 100, "case {which}: {} steps", out.steps);
+        let error = (out.final_velocity - u_f).norm() / u0.norm();
+        assert!(error < 1e-7, "case {which}: {out:?}, error {error:e}");
+        assert!(
+            (out.impulse.z - p_z).abs() < 1e-6 * p_z,
+            "case {which}: {out:?}"
+        );
+    }
+}
+
 /// A contact sliding along x with K's x–y coupling zero keeps its direction, so the rates
 /// `du/dp_z = K ξ` with `ξ = (−μ, 0, 1)` are constant and the integrator takes steps long enough
 /// to hold several phase ends (compression, restitution, the separating-speed floor), which one

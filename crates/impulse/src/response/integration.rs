@@ -26,7 +26,8 @@
 //! sideways), and then only the integrated impulse is meaningful.
 
 use super::sticking::{
-    cross_slope, diverging_ray, nearest_ray, sliding_vector, stick_correction, sticking_direction,
+    cross_slope, diverging_ray, nearest_ray, ray_divergence, sliding_vector, stick_correction,
+    sticking_direction,
 };
 use crate::integrate::{AdaptiveRk, OdeSystem, Tolerance};
 use crate::math::{Mat3, Vec3};
@@ -509,7 +510,7 @@ impl<'a> Context<'a> {
             }
         }
         let mut was_straight = false;
-        let mut was_diverging = false;
+        let mut was_on_ray = false;
         let mut y = [0.0; 6];
         let mut previous_speed = f64::INFINITY;
         for _ in 0..MAX_SLIDING_STEPS {
@@ -544,9 +545,17 @@ impl<'a> Context<'a> {
             // steps to crawl down it, the integrator's direction wobbling about the ray by the
             // tolerance over the speed (a coin's microcollision).
             let attraction = -cross_slope(self.k, self.mu, y[0] / speed, y[1] / speed);
-            let straight = rate < 0.0
-                && (across <= STRAIGHT * -rate
-                    || across * speed <= self.tolerance.absolute * (-rate).max(attraction));
+            // On a ray that attracts the directions about it, to the tolerance. Whether it
+            // converges or diverges is read on the ray itself (Theorem 14's û · u'), not from
+            // the derivative here: where K barely moves the contact along one tangent, the
+            // directions about the ray are held by friction along the other, a stiff balance
+            // the integrator keeps only to its tolerance, and the derivative's tangential rate
+            // is noise of either sign (contacts crawling down such rays took 10⁵ steps).
+            let on_ray = across * speed <= self.tolerance.absolute * attraction;
+            let straight = on_ray
+                || rate < 0.0
+                    && (across <= STRAIGHT * -rate
+                        || across * speed <= self.tolerance.absolute * -rate);
             if straight
                 && was_straight
                 && let Some((xi, to_stick)) = self.straight_finish(&y)
@@ -559,16 +568,16 @@ impl<'a> Context<'a> {
             // sticking), provided the normal velocity rises along the ray, so that the phases
             // end. A sliding direction that swept round near u_t = 0 spent a quarter of its
             // steps on the ray before.
-            let diverging = rate > 0.0 && across * speed <= self.tolerance.absolute * attraction;
-            if diverging
-                && was_diverging
+            if on_ray
+                && was_on_ray
                 && let Some(ray) = nearest_ray(self.k, self.mu, y[1].atan2(y[0]), RAY_REACH)
+                && ray_divergence(self.k, self.mu, ray) > 0.0
                 && (self.k * sliding_vector(self.mu, ray)).z > 0.0
             {
                 return (pack(p, &y), SlideEnd::Diverging(ray));
             }
             was_straight = straight;
-            was_diverging = diverging;
+            was_on_ray = on_ray;
             let to_stick = if rate < 0.0 {
                 0.5 * speed / -rate
             } else {
