@@ -26,8 +26,8 @@
 //! sideways), and then only the integrated impulse is meaningful.
 
 use super::sticking::{
-    cross_slope, diverging_ray, nearest_ray, ray_divergence, sliding_vector, stick_correction,
-    sticking_direction,
+    cone_share, cross_slope, diverging_ray, nearest_ray, ray_divergence, sliding_vector,
+    stick_correction, sticking_direction,
 };
 use crate::integrate::{AdaptiveRk, OdeSystem, Tolerance};
 use crate::math::{Mat3, Vec3};
@@ -339,11 +339,24 @@ impl<'a> Context<'a> {
                             }
                         }
                     }
-                    // Stuck at a speed just above zero: the impulse that takes it to zero.
+                    // Stuck at a speed just above zero: the impulse that takes it to zero, as
+                    // far as friction can supply it (see `cone_share`).
                     let correction = stick_correction(self.k, (state.u.x, state.u.y));
-                    state.impulse.x += correction.x;
-                    state.impulse.y += correction.y;
-                    state.u = Vec3::new(0.0, 0.0, state.u.z + correction.z);
+                    let share = cone_share(
+                        (state.impulse.x, state.impulse.y),
+                        state.impulse.z,
+                        (correction.x, correction.y),
+                        self.mu,
+                    );
+                    if share == 1.0 {
+                        state.impulse.x += correction.x;
+                        state.impulse.y += correction.y;
+                        state.u = Vec3::new(0.0, 0.0, state.u.z + correction.z);
+                    } else {
+                        let partial = Vec3::new(share * correction.x, share * correction.y, 0.0);
+                        state.impulse += partial;
+                        state.u += self.k * partial;
+                    }
                     state.mode = self.stuck_mode();
                     continue;
                 }

@@ -31,6 +31,33 @@ pub fn stick_correction(k: &Mat3, u_t: (f64, f64)) -> Vec3 {
     Vec3::new(p_t.0, p_t.1, k[(0, 2)] * p_t.0 + k[(1, 2)] * p_t.1)
 }
 
+/// The largest share `λ ∈ [0, 1]` of a tangential impulse `d` that can be added to the
+/// collision's impulse so far, tangential `p_t` and normal `p_z`, without taking it out of the
+/// friction cone `|p_t| ≤ μ p_z`, or farther out than it already is. Every impulse of a sliding
+/// or stuck contact lies in the cone, so their sum does too; the stick correction, a purely
+/// tangential impulse, must keep to what is left of it. Where K barely moves the contact along
+/// a tangent, removing even a tiny velocity along it takes a huge tangential impulse: friction
+/// cannot supply it, and the contact keeps that velocity.
+pub fn cone_share(p_t: (f64, f64), p_z: f64, d: (f64, f64), mu: f64) -> f64 {
+    // |p_t + λ d|² ≤ r², a quadratic a λ² + b λ + c ≤ 0 with c ≤ 0 at λ = 0.
+    let length_squared = p_t.0 * p_t.0 + p_t.1 * p_t.1;
+    let radius_squared = (mu * p_z.max(0.0)).powi(2).max(length_squared);
+    let a = d.0 * d.0 + d.1 * d.1;
+    let b = 2.0 * (p_t.0 * d.0 + p_t.1 * d.1);
+    let c = length_squared - radius_squared;
+    if a + b + c <= 0.0 {
+        return 1.0;
+    }
+    // The positive root, written without cancellation (c ≤ 0, so the discriminant ≥ b²).
+    let root = (b * b - 4.0 * a * c).sqrt();
+    let share = if b > 0.0 {
+        -2.0 * c / (b + root)
+    } else {
+        (root - b) / (2.0 * a)
+    };
+    share.clamp(0.0, 1.0)
+}
+
 /// `M⁺ r` for the tangential block `M` of K: its inverse, or for rank one (`M = λ v vᵀ`,
 /// `λ` its trace) `M / λ²`, or zero. M is symmetric positive semi-definite.
 fn tangential_solve(k: &Mat3, r0: f64, r1: f64) -> (f64, f64) {
@@ -209,6 +236,31 @@ fn real_polynomial_roots(coefficients: &[f64]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cone_share_keeps_the_impulse_in_the_cone() {
+        // p_t = (3, 0), p_z = 5, μ = 1: the cone's radius is 5. Closed forms:
+        // d = (1, 0): |(4, 0)| = 4 ≤ 5, all of it; d = (4, 0): |(3 + 4λ, 0)| = 5 at λ = ½;
+        // d = (0, 8): 9 + 64 λ² = 25 at λ = ½; d = (−20, 0): |3 − 20λ| ≤ 5 up to λ = 0.4.
+        for (d, share) in [
+            ((1.0, 0.0), 1.0),
+            ((4.0, 0.0), 0.5),
+            ((0.0, 8.0), 0.5),
+            ((-20.0, 0.0), 0.4),
+        ] {
+            let got = cone_share((3.0, 0.0), 5.0, d, 1.0);
+            assert!((got - share).abs() < 1e-15, "{d:?}: {got} against {share}");
+        }
+        // Already outside by rounding (|p_t| = 6 > 5): nothing that goes farther out, all of
+        // what comes back in, and no farther out than it is (|(6 − 20λ, 0)| ≤ 6 to λ = 0.6).
+        assert_eq!(cone_share((6.0, 0.0), 5.0, (1.0, 0.0), 1.0), 0.0);
+        assert_eq!(cone_share((6.0, 0.0), 5.0, (0.0, 1.0), 1.0), 0.0);
+        assert_eq!(cone_share((6.0, 0.0), 5.0, (-1.0, 0.0), 1.0), 1.0);
+        assert!((cone_share((6.0, 0.0), 5.0, (-20.0, 0.0), 1.0) - 0.6).abs() < 1e-15);
+        // Nothing to add, or no normal impulse yet and no friction.
+        assert_eq!(cone_share((3.0, 0.0), 5.0, (0.0, 0.0), 1.0), 1.0);
+        assert_eq!(cone_share((0.0, 0.0), 0.0, (1.0, 0.0), 0.0), 0.0);
+    }
 
     /// Mirtich Fig. 3.3: μ = 0.2, K = [[8, −2, 1], [−2, 3, −1], [1, −1, 5]].
     fn figure_3_3() -> Mat3 {

@@ -1,11 +1,14 @@
-"""Reference values for `collision_response::a_contact_held_on_a_ray_by_a_stiff_balance_is_finished_along_it`.
+"""Reference values for the collisions of `tests/collision_response.rs` whose K barely moves
+the contact along one tangent: cases 0 and 1 for
+`a_contact_held_on_a_ray_by_a_stiff_balance_is_finished_along_it`, case 2 for
+`a_stick_correction_friction_cannot_supply_is_left_undone`.
 
 Integrates a frictional collision (Mirtich Theorem 8: du/dp_z = K xi(theta), dW_z/dp_z = u_z) with
 SciPy's LSODA, a stiff solver independent of the engine, through compression (u_z = 0) and
-Stronge restitution (W_z = (1 - e^2) W_c). Both contacts slide the whole way along a ray that a
-stiff balance holds them on (K barely moves them along one tangent), so the sliding direction
-never passes through u_t = 0 and the equations are smooth. Radau agrees with case 0 to all
-digits printed. Run: python3 stiff_rays.py (SciPy 1.17).
+Stronge restitution (W_z = (1 - e^2) W_c). Cases 0 and 1 slide the whole way along a ray that a
+stiff balance holds them on; case 2 slides, nearly stops and slides away. None passes exactly
+through u_t = 0, where the equations are discontinuous. Radau agrees with case 0 to all digits
+printed. Run: python3 near_null_tangent.py (SciPy 1.17).
 """
 
 import numpy as np
@@ -27,6 +30,14 @@ CASES = [
         [-0.0012548090861022368, -0.00010696263431559901, -4.652095157751812],
         1.3107993307256895,
         0.8043202517852918,
+    ),
+    (
+        [1.3388286862757357, -0.00038869830493474947, 0.8807283885180954,
+         -0.00038869830493474947, 4.7222440047101104e-7, -0.0006134319322682005,
+         0.8807283885180954, -0.0006134319322682005, 0.9425520616756112],
+        [-0.000203253814036389, 2.9204173726093906e-6, -3.75931085476868],
+        0.023274353245070656,
+        0.5618773698134132,
     ),
 ]
 
