@@ -349,6 +349,7 @@ impl<'a> Context<'a> {
                         self.mu,
                     );
                     if share == 1.0 {
+                        // All of it: u_t is zero by construction, and is set so exactly.
                         state.impulse.x += correction.x;
                         state.impulse.y += correction.y;
                         state.u = Vec3::new(0.0, 0.0, state.u.z + correction.z);
