@@ -420,17 +420,15 @@ impl<'a> Context<'a> {
 
     /// The straight finish of an approach to sticking from the tangential velocity `y[0..2]`:
     /// the impulse direction ξ and the normal impulse until the tangential velocity vanishes,
-    /// if a straight line gets it there. It runs along the converging ray the direction has
-    /// reached, not the direction itself: about a ray that attracts nearby directions strongly,
+    /// if a straight line gets it there. It runs along `ray`, the converging ray the direction
+    /// has reached (the direction itself where none is near), not the direction: about a ray that attracts nearby directions strongly,
     /// the integrated direction wobbles by the tolerance over the speed, and a slow approach in
     /// that direction would err in proportion. `None` where the line misses the origin by
     /// more than the sticking speed: a multibody link's singular K cannot change the tangential
     /// velocity along a direction it cannot move in, and a contact slowing towards that part
     /// of its velocity never sticks.
-    fn straight_finish(&self, y: &[f64]) -> Option<(Vec3, f64)> {
+    fn straight_finish(&self, y: &[f64], ray: f64) -> Option<(Vec3, f64)> {
         let speed = y[0].hypot(y[1]);
-        let theta = y[1].atan2(y[0]);
-        let ray = nearest_ray(self.k, self.mu, theta, RAY_REACH).unwrap_or(theta);
         let xi = sliding_vector(self.mu, ray);
         let rate = self.k * xi;
         let closing = -(rate.x * y[0] + rate.y * y[1]) / speed;
@@ -557,22 +555,29 @@ impl<'a> Context<'a> {
             // ray, across / |f'(θ)|, however slowly the contact then slows: a sliding contact
             // that swung round onto a ray closing at 3e-4 of its speed's usual rate took 1560
             // steps to crawl down it, the integrator's direction wobbling about the ray by the
-            // tolerance over the speed (a coin's microcollision).
+            // tolerance over the speed (a coin's microcollision). On such a ray to the
+            // tolerance, whether it converges or diverges is read on the ray itself (Theorem
+            // 14's û · u'), not from the derivative here: where K barely moves the contact
+            // along one tangent, the directions about the ray are held by friction along the
+            // other, a stiff balance the integrator keeps only to its tolerance, and the
+            // derivative's tangential rate is noise of either sign (contacts crawling down such
+            // rays took 10⁵ steps).
             let attraction = -cross_slope(self.k, self.mu, y[0] / speed, y[1] / speed);
-            // On a ray that attracts the directions about it, to the tolerance. Whether it
-            // converges or diverges is read on the ray itself (Theorem 14's û · u'), not from
-            // the derivative here: where K barely moves the contact along one tangent, the
-            // directions about the ray are held by friction along the other, a stiff balance
-            // the integrator keeps only to its tolerance, and the derivative's tangential rate
-            // is noise of either sign (contacts crawling down such rays took 10⁵ steps).
             let on_ray = across * speed <= self.tolerance.absolute * attraction;
             let straight = on_ray
                 || rate < 0.0
                     && (across <= STRAIGHT * -rate
                         || across * speed <= self.tolerance.absolute * -rate);
-            if straight
-                && was_straight
-                && let Some((xi, to_stick)) = self.straight_finish(&y)
+            // Either finish below runs along the ray nearest the direction reached, found once.
+            let (straight_now, ray_now) = (straight && was_straight, on_ray && was_on_ray);
+            let theta = y[1].atan2(y[0]);
+            let ray = if straight_now || ray_now {
+                nearest_ray(self.k, self.mu, theta, RAY_REACH)
+            } else {
+                None
+            };
+            if straight_now
+                && let Some((xi, to_stick)) = self.straight_finish(&y, ray.unwrap_or(theta))
             {
                 let stuck_at = p + to_stick;
                 return (pack(p, &y), SlideEnd::Straight { xi, stuck_at });
@@ -582,9 +587,8 @@ impl<'a> Context<'a> {
             // sticking), provided the normal velocity rises along the ray, so that the phases
             // end. A sliding direction that swept round near u_t = 0 spent a quarter of its
             // steps on the ray before.
-            if on_ray
-                && was_on_ray
-                && let Some(ray) = nearest_ray(self.k, self.mu, y[1].atan2(y[0]), RAY_REACH)
+            if ray_now
+                && let Some(ray) = ray
                 && ray_divergence(self.k, self.mu, ray) > 0.0
                 && (self.k * sliding_vector(self.mu, ray)).z > 0.0
             {
