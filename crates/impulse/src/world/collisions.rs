@@ -1242,7 +1242,14 @@ impl Collisions {
                 if self.speed(c, world) > ceiling {
                     self.stillness[c].restart(t, s.position, s.orientation);
                 } else {
-                    self.stillness[c].sample(t, s.position, s.orientation, self.reach[c], drift);
+                    self.stillness[c].sample(
+                        t,
+                        s.position,
+                        s.orientation,
+                        self.reach[c],
+                        drift,
+                        settings.sleep.time,
+                    );
                 }
             }
         }

@@ -85,6 +85,16 @@ impl Default for Sleep {
 /// and restarting the clock there put the dominos' island to sleep after the run instead of at
 /// 1.1 s. With the later poses, the clock restarts at the first pose that every sample since
 /// stays near. The test is the same either way; only the anchor is better chosen.
+///
+/// Which poses are kept: the oldest, every pose of the last sleep time (the `window`), and the
+/// latest pose before it. Only whether the body has been still since `window` ago is ever asked,
+/// so the poses inside the window must all be there for the answer to be exact when the oldest
+/// is dropped; of those before it any one still near serves, and the latest is the likeliest
+/// (the nearest in time to where the body is now). Keeping instead only the latest 15 poses
+/// besides the oldest (0.3 s at the default period, shorter than the default sleep time) lost
+/// the dominos' poses from just after they landed: when the pose taken as one of them was still
+/// settling fell out of reach at 1.04 s, its clock restarted at 0.74 s rather than at 0.58 s,
+/// where every later pose had stayed near, and the row slept after the run.
 #[derive(Clone, Debug)]
 pub(super) struct Stillness {
     anchors: Vec<Anchor>,
@@ -98,10 +108,10 @@ struct Anchor {
     orientation: Quat,
 }
 
-/// Most anchors a body keeps: the oldest and the latest others (one per box refresh, so 0.3 s
-/// of them at the default period). Dropping older ones can only make a body's stillness start
-/// later, never earlier.
-const ANCHORS: usize = 16;
+/// Most anchors a body keeps (a sleep time of 2.5 s at the default period, 0.02 s): beyond it
+/// the oldest but one is dropped. Dropping anchors can only make a body's stillness start later,
+/// never earlier.
+const ANCHORS: usize = 128;
 
 impl Stillness {
     /// Still from `t`, at this pose.
@@ -132,13 +142,32 @@ impl Stillness {
 
     /// Takes the body's pose at `t` (centre of mass and orientation): drops the anchors that a
     /// point of the body at most `reach` from its centre of mass has gone farther than `drift`
-    /// from (the centre's displacement plus the reach times the angle turned), and adds this
-    /// pose as the latest.
-    pub fn sample(&mut self, t: f64, position: Vec3, orientation: Quat, reach: f64, drift: f64) {
+    /// from (the centre's displacement plus the reach times the angle turned), and those between
+    /// the oldest and the latest before `t − window` (see [`Stillness`]), and adds this pose as
+    /// the latest.
+    pub fn sample(
+        &mut self,
+        t: f64,
+        position: Vec3,
+        orientation: Quat,
+        reach: f64,
+        drift: f64,
+        window: f64,
+    ) {
         self.anchors.retain(|a| {
             let turned = (a.orientation.inverse() * orientation).angle();
             (position - a.position).norm() + reach * turned <= drift
         });
+        // Anchors before the window, the oldest aside: only the latest of them is kept.
+        let before = self
+            .anchors
+            .iter()
+            .skip(1)
+            .take_while(|a| a.time < t - window)
+            .count();
+        if before > 1 {
+            self.anchors.drain(1..before);
+        }
         if self.anchors.len() >= ANCHORS {
             self.anchors.remove(1);
         }
@@ -250,14 +279,15 @@ mod tests {
     };
 
     /// Samples a body moving along x only, at `positions` taken every 0.02 s from t = 0, with
-    /// a drift allowance of 0.55; returns since when it has been still.
+    /// a drift allowance of 0.55 and a sleep time of 0.5 s; returns since when it has been
+    /// still.
     fn still_since(positions: &[f64]) -> f64 {
         let pose = |x: f64| (Vec3::new(x, 0.0, 0.0), Quat::identity());
         let (p0, q0) = pose(positions[0]);
         let mut stillness = Stillness::new(0.0, p0, q0);
         for (k, &x) in positions.iter().enumerate().skip(1) {
             let (p, q) = pose(x);
-            stillness.sample(0.02 * k as f64, p, q, 1.0, 0.55);
+            stillness.sample(0.02 * k as f64, p, q, 1.0, 0.55, 0.5);
         }
         stillness.since()
     }
@@ -277,6 +307,30 @@ mod tests {
         assert_eq!(still_since(&xs), 0.02 * (xs.len() - 1) as f64);
         // At rest throughout, with more samples than anchors kept: still from the start.
         assert_eq!(still_since(&[0.1; 100]), 0.0);
+    }
+
+    #[test]
+    fn a_body_settling_over_longer_than_the_anchors_kept_is_still_from_where_it_landed() {
+        // Landing: x = 0 at t = 0 (still moving), x = 0.3 at t = 0.02, then creeping at 0.5 per
+        // second. The pose at t = 0 is left behind at t = 0.54 (x = 0.56 > 0.55), while every
+        // sample from t = 0.02 stays within 0.26 of x = 0.3 to the end (t = 0.54): still since
+        // 0.02 (by the definition, checked by brute force below). Keeping only the oldest pose
+        // and the latest 15 (as before) lost t = 0.02 and answered 0.24.
+        let xs: Vec<f64> = std::iter::once(0.0)
+            .chain((1..=27).map(|k| 0.3 + 0.5 * 0.02 * (k - 1) as f64))
+            .collect();
+        let exact = (0..xs.len())
+            .find(|&i| xs[i..].iter().all(|x| (x - xs[i]).abs() <= 0.55))
+            .map(|i| 0.02 * i as f64);
+        assert_eq!(exact, Some(0.02));
+        assert_eq!(still_since(&xs), 0.02);
+        // Within the window every pose is kept, so the answer is exact there whatever the
+        // landing: a creep that leaves poses behind one by one.
+        let creep: Vec<f64> = (0..60).map(|k| 0.06 * k as f64).collect();
+        let exact = (0..creep.len())
+            .find(|&i| creep[i..].iter().all(|x| (x - creep[i]).abs() <= 0.55))
+            .map(|i| 0.02 * i as f64);
+        assert_eq!(Some(still_since(&creep)), exact);
     }
 
     #[test]
