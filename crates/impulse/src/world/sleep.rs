@@ -89,12 +89,9 @@ impl Default for Sleep {
 /// Which poses are kept: the oldest, every pose of the last sleep time (the `window`), and the
 /// latest pose before it. Only whether the body has been still since `window` ago is ever asked,
 /// so the poses inside the window must all be there for the answer to be exact when the oldest
-/// is dropped; of those before it any one still near serves, and the latest is the likeliest
-/// (the nearest in time to where the body is now). Keeping instead only the latest 15 poses
-/// besides the oldest (0.3 s at the default period, shorter than the default sleep time) lost
-/// the dominos' poses from just after they landed: when the pose taken as one of them was still
-/// settling fell out of reach at 1.04 s, its clock restarted at 0.74 s rather than at 0.58 s,
-/// where every later pose had stayed near, and the row slept after the run.
+/// is dropped; of those before it any one still near serves, and the latest is the likeliest.
+/// (Keeping the latest 15 instead, 0.3 s of them, a domino's clock restarted at 0.74 s rather
+/// than 0.58 s, and the row again slept only after the run.)
 #[derive(Clone, Debug)]
 pub(super) struct Stillness {
     anchors: Vec<Anchor>,
@@ -316,21 +313,21 @@ mod tests {
         // sample from t = 0.02 stays within 0.26 of x = 0.3 to the end (t = 0.54): still since
         // 0.02 (by the definition, checked by brute force below). Keeping only the oldest pose
         // and the latest 15 (as before) lost t = 0.02 and answered 0.24.
+        // The definition by brute force: the first sample that every later one stays near.
+        let exact = |xs: &[f64]| {
+            (0..xs.len())
+                .find(|&i| xs[i..].iter().all(|x| (x - xs[i]).abs() <= 0.55))
+                .map(|i| 0.02 * i as f64)
+        };
         let xs: Vec<f64> = std::iter::once(0.0)
             .chain((1..=27).map(|k| 0.3 + 0.5 * 0.02 * (k - 1) as f64))
             .collect();
-        let exact = (0..xs.len())
-            .find(|&i| xs[i..].iter().all(|x| (x - xs[i]).abs() <= 0.55))
-            .map(|i| 0.02 * i as f64);
-        assert_eq!(exact, Some(0.02));
+        assert_eq!(exact(&xs), Some(0.02));
         assert_eq!(still_since(&xs), 0.02);
         // Within the window every pose is kept, so the answer is exact there whatever the
         // landing: a creep that leaves poses behind one by one.
         let creep: Vec<f64> = (0..60).map(|k| 0.06 * k as f64).collect();
-        let exact = (0..creep.len())
-            .find(|&i| creep[i..].iter().all(|x| (x - creep[i]).abs() <= 0.55))
-            .map(|i| 0.02 * i as f64);
-        assert_eq!(Some(still_since(&creep)), exact);
+        assert_eq!(Some(still_since(&creep)), exact(&creep));
     }
 
     #[test]
