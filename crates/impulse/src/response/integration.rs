@@ -570,13 +570,12 @@ impl<'a> Context<'a> {
                         || across * speed <= self.tolerance.absolute * -rate);
             // Either finish below runs along the ray nearest the direction reached, found once.
             let (straight_now, ray_now) = (straight && was_straight, on_ray && was_on_ray);
-            let theta = y[1].atan2(y[0]);
-            let ray = if straight_now || ray_now {
-                nearest_ray(self.k, self.mu, theta, RAY_REACH)
-            } else {
-                None
-            };
+            // (The direction's angle only where a finish is tried: an `atan2` every step was
+            // 3 % of the block drop's wall time.)
+            let theta = (straight_now || ray_now).then(|| y[1].atan2(y[0]));
+            let ray = theta.and_then(|theta| nearest_ray(self.k, self.mu, theta, RAY_REACH));
             if straight_now
+                && let Some(theta) = theta
                 && let Some((xi, to_stick)) = self.straight_finish(&y, ray.unwrap_or(theta))
             {
                 let stuck_at = p + to_stick;
