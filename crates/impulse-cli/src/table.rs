@@ -183,7 +183,7 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
         std::fs::write(&csv_path, format_csv(&rows))
             .map_err(|e| format!("cannot write {}: {e}", csv_path.display()))?;
         let json_path = out.join("table7_1.json");
-        let text = serde_json::to_string_pretty(&to_json(&rows, &skipped, !args.no_sleep, args))
+        let text = serde_json::to_string_pretty(&to_json(&rows, &skipped, args))
             .map_err(|e| format!("cannot format the table: {e}"))?;
         std::fs::write(&json_path, text + "\n")
             .map_err(|e| format!("cannot write {}: {e}", json_path.display()))?;
@@ -448,7 +448,7 @@ fn format_csv(rows: &[Row]) -> String {
     text
 }
 
-fn to_json(rows: &[Row], skipped: &[String], sleep: bool, args: &TableArgs) -> serde_json::Value {
+fn to_json(rows: &[Row], skipped: &[String], args: &TableArgs) -> serde_json::Value {
     let rows: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -474,7 +474,7 @@ fn to_json(rows: &[Row], skipped: &[String], sleep: bool, args: &TableArgs) -> s
         .collect();
     json!({
         "source": "Mirtich 1996, Table 7.1 (SGI Indigo II, 200 MHz R4400)",
-        "sleep": if sleep { "as each scene sets it" } else { "off" },
+        "sleep": if args.no_sleep { "off" } else { "as each scene sets it" },
         "runs_per_example": args.repeat,
         "ensemble": args.ensemble,
         "rows": rows,

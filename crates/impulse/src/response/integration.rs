@@ -421,9 +421,9 @@ impl<'a> Context<'a> {
     /// The straight finish of an approach to sticking from the tangential velocity `y[0..2]`:
     /// the impulse direction ξ and the normal impulse until the tangential velocity vanishes,
     /// if a straight line gets it there. It runs along `ray`, the converging ray the direction
-    /// has reached (the direction itself where none is near), not the direction: about a ray that attracts nearby directions strongly,
-    /// the integrated direction wobbles by the tolerance over the speed, and a slow approach in
-    /// that direction would err in proportion. `None` where the line misses the origin by
+    /// has reached (the direction itself where none is near), not the direction: about a ray
+    /// that attracts nearby directions strongly, the integrated direction wobbles by the
+    /// tolerance over the speed, and a slow approach in that direction would err in proportion. `None` where the line misses the origin by
     /// more than the sticking speed: a multibody link's singular K cannot change the tangential
     /// velocity along a direction it cannot move in, and a contact slowing towards that part
     /// of its velocity never sticks.
