@@ -423,10 +423,12 @@ impl<'a> Context<'a> {
     /// if a straight line gets it there. It runs along `ray`, the converging ray the direction
     /// has reached (the direction itself where none is near), not the direction: about a ray
     /// that attracts nearby directions strongly, the integrated direction wobbles by the
-    /// tolerance over the speed, and a slow approach in that direction would err in proportion. `None` where the line misses the origin by
-    /// more than the sticking speed: a multibody link's singular K cannot change the tangential
-    /// velocity along a direction it cannot move in, and a contact slowing towards that part
-    /// of its velocity never sticks.
+    /// tolerance over the speed, and a slow approach in that direction would err in
+    /// proportion.
+    ///
+    /// `None` where the line misses the origin by more than the sticking speed: a multibody
+    /// link's singular K cannot change the tangential velocity along a direction it cannot
+    /// move in, and a contact slowing towards that part of its velocity never sticks.
     fn straight_finish(&self, y: &[f64], ray: f64) -> Option<(Vec3, f64)> {
         let speed = y[0].hypot(y[1]);
         let xi = sliding_vector(self.mu, ray);
