@@ -99,11 +99,7 @@ impl Convex {
                 radius,
                 half_height,
             } => radius + half_height,
-            Self::Polyhedron(p) => p
-                .vertices()
-                .iter()
-                .map(|v| v.coords.norm())
-                .fold(0.0, f64::max),
+            Self::Polyhedron(p) => p.bounding_radius(),
             Self::Ellipsoid { radii } => radii.max(),
             Self::Cylinder {
                 radius,

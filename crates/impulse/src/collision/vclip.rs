@@ -123,7 +123,7 @@ impl Side<'_> {
 
     /// Unit direction of half-edge `h`.
     fn direction(&self, h: u32) -> Vec3 {
-        (self.vertex(self.head(h)) - self.vertex(self.tail(h))).normalize()
+        self.poly.direction(h)
     }
 
     fn face_plane(&self, f: u32) -> Plane {

@@ -47,6 +47,11 @@ pub struct ConvexPolyhedron {
     faces: Vec<Face>,
     /// One outgoing half-edge per vertex.
     vertex_half_edge: Vec<u32>,
+    /// Unit direction of each half-edge, tail to head (the Voronoi planes are built from
+    /// these at every closest-feature step; computed once here).
+    directions: Vec<Vec3>,
+    /// Largest distance of a vertex from the frame's origin.
+    bounding_radius: f64,
 }
 
 /// Why a point set does not define a usable convex polyhedron.
@@ -172,6 +177,16 @@ impl ConvexPolyhedron {
     /// One outgoing half-edge of vertex `v`.
     pub fn vertex_half_edge(&self, v: u32) -> u32 {
         self.vertex_half_edge[v as usize]
+    }
+
+    /// Unit direction of half-edge `h`, from its tail to its head.
+    pub fn direction(&self, h: u32) -> Vec3 {
+        self.directions[h as usize]
+    }
+
+    /// Radius of the smallest origin-centred sphere holding every vertex.
+    pub fn bounding_radius(&self) -> f64 {
+        self.bounding_radius
     }
 
     /// The vertex a half-edge ends at.
@@ -560,11 +575,21 @@ fn merge_coplanar(
     if vertex_half_edge.contains(&u32::MAX) {
         return Err(fail("a vertex has no edge"));
     }
+    let directions = half_edges
+        .iter()
+        .map(|e| {
+            let head = half_edges[e.next as usize].origin;
+            (vertices[head as usize] - vertices[e.origin as usize]).normalize()
+        })
+        .collect();
+    let bounding_radius = vertices.iter().map(|v| v.coords.norm()).fold(0.0, f64::max);
     Ok(ConvexPolyhedron {
         vertices,
         half_edges,
         faces,
         vertex_half_edge,
+        directions,
+        bounding_radius,
     })
 }
 
