@@ -7,7 +7,10 @@
 
 use std::sync::Arc;
 
-use impulse::collision::{CollisionModel, NarrowStats, PairCache, Slack, closest, closest_parts};
+use impulse::collision::{
+    CollisionModel, NarrowStats, NearParts, PairCache, Slack, closest, closest_parts,
+    closest_parts_again,
+};
 use impulse::dynamics::{MassSpec, PlacedShape};
 use impulse::geometry::{ConvexPolyhedron, Shape};
 use impulse::math::{Point, Pose, Quat, Vec3};
@@ -135,28 +138,114 @@ fn random_pose(rng: &mut Pcg64, spread: f64) -> Pose {
     )
 }
 
+/// A body of one to nine pieces: polyhedra off the origin and balls.
+fn random_body(rng: &mut Pcg64) -> Vec<PlacedShape> {
+    (0..rng.random_range(1..10))
+        .map(|i| {
+            if i % 2 == 0 {
+                PlacedShape::new(Shape::Convex(Arc::new(offset_polyhedron(rng))))
+            } else {
+                PlacedShape {
+                    shape: Shape::Sphere {
+                        radius: rng.random_range(0.1..0.4),
+                    },
+                    pose: random_pose(rng, 2.0),
+                    density: None,
+                }
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_repeated_query_reuses_the_pairs_measured_and_finds_what_a_fresh_one_finds() {
+    // After a collision the pair is searched again at the same poses for the new motion's
+    // check time (`closest_parts_again`). It must report the same pairs, distances and bound on
+    // the unexamined as a fresh search with the new `Beyond` from the same pair memory, while
+    // measuring only the pairs the first search left out.
+    let mut rng = Pcg64::seed_from_u64(23);
+    let (mut reused, mut measured_fresh) = (0, 0);
+    for trial in 0..200 {
+        let (ma, mb) = (
+            CollisionModel::from_shapes(&random_body(&mut rng)),
+            CollisionModel::from_shapes(&random_body(&mut rng)),
+        );
+        let pose_a = random_pose(&mut rng, 1.0);
+        let pose_b = random_pose(&mut rng, 8.0);
+        let (first_slack, second_slack) = (rng.random_range(0.0..2.0), rng.random_range(0.0..2.0));
+        let mut cache = PairCache::default();
+        let mut stats = NarrowStats::default();
+        let first = closest_parts(
+            &ma,
+            &pose_a,
+            &mb,
+            &pose_b,
+            &mut Slack(first_slack),
+            &mut cache,
+            &mut stats,
+        );
+        // The fresh search starts from the same memory (last time's closest pair first).
+        let mut fresh_cache = cache.clone();
+        let mut again_stats = NarrowStats::default();
+        let again = closest_parts_again(
+            &ma,
+            &pose_a,
+            &mb,
+            &pose_b,
+            &mut Slack(second_slack),
+            &first,
+            &mut cache,
+            &mut again_stats,
+        );
+        let mut fresh_stats = NarrowStats::default();
+        let fresh = closest_parts(
+            &ma,
+            &pose_a,
+            &mb,
+            &pose_b,
+            &mut Slack(second_slack),
+            &mut fresh_cache,
+            &mut fresh_stats,
+        );
+        // The same pairs (GJK pairs from another start agree to its tolerance, as in the
+        // test above), the closest first.
+        let sorted = |near: &NearParts| {
+            let mut pairs: Vec<_> = near.pairs.iter().map(|c| (c.parts, c.distance)).collect();
+            pairs.sort_by_key(|p| p.0);
+            pairs
+        };
+        let (got, want) = (sorted(&again), sorted(&fresh));
+        assert_eq!(got.len(), want.len(), "trial {trial}");
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.0, w.0, "trial {trial}");
+            assert!((g.1 - w.1).abs() < 1e-9, "trial {trial}: {g:?} vs {w:?}");
+        }
+        assert!((again.pairs[0].distance - fresh.pairs[0].distance).abs() < 1e-9);
+        match (again.unexamined, fresh.unexamined) {
+            (Some(g), Some(w)) => assert!((g - w).abs() < 1e-9, "trial {trial}"),
+            (g, w) => assert_eq!(g.is_some(), w.is_some(), "trial {trial}"),
+        }
+        // Only the pairs the first search left out were measured again.
+        let left_out = want
+            .iter()
+            .filter(|w| !first.pairs.iter().any(|c| c.parts == w.0))
+            .count() as u64;
+        assert_eq!(again_stats.part_queries, left_out, "trial {trial}");
+        reused += fresh_stats.part_queries - again_stats.part_queries;
+        measured_fresh += fresh_stats.part_queries;
+    }
+    // The test must exercise reuse.
+    assert!(
+        reused * 2 > measured_fresh,
+        "{reused} of {measured_fresh} reused"
+    );
+}
+
 #[test]
 fn near_piece_pairs_hold_every_pair_within_the_slack() {
     // Against trying every pair of pieces: the walk must examine every pair within `slack` of
     // the closest, report the closest first, and bound the distance of every pair it skipped.
     let mut rng = Pcg64::seed_from_u64(5);
-    let random_body = |rng: &mut Pcg64| -> Vec<PlacedShape> {
-        (0..rng.random_range(1..10))
-            .map(|i| {
-                if i % 2 == 0 {
-                    PlacedShape::new(Shape::Convex(Arc::new(offset_polyhedron(rng))))
-                } else {
-                    PlacedShape {
-                        shape: Shape::Sphere {
-                            radius: rng.random_range(0.1..0.4),
-                        },
-                        pose: random_pose(rng, 2.0),
-                        density: None,
-                    }
-                }
-            })
-            .collect()
-    };
     let mut skipped = 0;
     for trial in 0..200 {
         let (parts_a, mut parts_b) = (random_body(&mut rng), random_body(&mut rng));

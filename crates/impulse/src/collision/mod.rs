@@ -12,6 +12,7 @@ pub mod vclip;
 pub use model::{CollisionModel, Convex, Part};
 pub use narrow::{
     Beyond, Closest, NarrowStats, NearParts, PairCache, Slack, closest, closest_parts,
+    closest_parts_again,
 };
 pub mod broad;
 pub mod cylinders;

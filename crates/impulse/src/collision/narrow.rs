@@ -135,6 +135,41 @@ pub fn closest_parts<B: Beyond>(
     cache: &mut PairCache,
     stats: &mut NarrowStats,
 ) -> NearParts {
+    search_parts(a, pose_a, b, pose_b, beyond, &[], cache, stats)
+}
+
+/// [`closest_parts`] again at the same poses for another `beyond` (after a collision changed
+/// the bodies' velocities, and with them which pairs a time-of-impact bound needs), reusing
+/// the pairs the first query measured: only the pairs it left out are measured now.
+#[allow(clippy::too_many_arguments)]
+pub fn closest_parts_again<B: Beyond>(
+    a: &CollisionModel,
+    pose_a: &Pose,
+    b: &CollisionModel,
+    pose_b: &Pose,
+    beyond: &mut B,
+    first: &NearParts,
+    cache: &mut PairCache,
+    stats: &mut NarrowStats,
+) -> NearParts {
+    let mut known = first.pairs.clone();
+    known.sort_unstable_by_key(|c| c.parts);
+    search_parts(a, pose_a, b, pose_b, beyond, &known, cache, stats)
+}
+
+/// The walk of [`closest_parts`]; `known` holds pairs already measured at these poses, sorted
+/// by their parts.
+#[allow(clippy::too_many_arguments)]
+fn search_parts<B: Beyond>(
+    a: &CollisionModel,
+    pose_a: &Pose,
+    b: &CollisionModel,
+    pose_b: &Pose,
+    beyond: &mut B,
+    known: &[Closest],
+    cache: &mut PairCache,
+    stats: &mut NarrowStats,
+) -> NearParts {
     let mut found: Vec<Closest> = Vec::new();
     let mut best = f64::INFINITY;
     let mut unexamined: Option<f64> = None;
@@ -145,6 +180,13 @@ pub fn closest_parts<B: Beyond>(
                     beyond: &mut B,
                     cache: &mut PairCache,
                     stats: &mut NarrowStats| {
+        if let Ok(k) = known.binary_search_by_key(&(ia, ib), |c| c.parts) {
+            let pair = known[k];
+            *best = best.min(pair.distance);
+            beyond.examined(&pair);
+            found.push(pair);
+            return;
+        }
         // One hash lookup when the pair is known: the slot is updated in place.
         let slot = cache.parts.get_mut(&(ia, ib));
         let previous = slot.as_deref().copied();

@@ -35,7 +35,9 @@ use crate::collision::toi::{
     MotionBound, TravelBound, any_direction_between, ballistic_swept_box, energy_bound,
     next_check_delay, turning_bound,
 };
-use crate::collision::{Beyond, Closest, CollisionModel, NarrowStats, PairCache, closest_parts};
+use crate::collision::{
+    Beyond, Closest, CollisionModel, NarrowStats, PairCache, closest_parts, closest_parts_again,
+};
 use crate::dynamics::{BodyId, MotionType, RigidBody};
 use crate::geometry::Aabb;
 use crate::math::{Mat3, Point, Pose, Quat, Vec3, orthonormal_basis};
@@ -849,12 +851,13 @@ impl Collisions {
                 slack,
                 horizon,
             );
-            closest_parts(
+            closest_parts_again(
                 &self.models[a],
                 &pose_a,
                 &self.models[b],
                 &pose_b,
                 &mut soonest,
+                &near,
                 self.caches.entry(p).or_default(),
                 &mut self.narrow,
             );
