@@ -256,11 +256,15 @@ fn search_parts<B: Beyond>(
     // Bounded parts, by the bounding-sphere trees: last time's closest pair first, then the
     // nearer child of each node before the farther, so that `best` falls early.
     if let (Some(root_a), Some(root_b)) = (a.root(), b.root()) {
+        // Every node's centre in the world, placed once: the walk measures ~200 node pairs
+        // between two bodies of 25 pieces, of only 100 nodes.
+        let mut centres = WORLD_CENTRES.take();
+        centres.clear();
+        centres.extend(a.tree.iter().map(|node| pose_a * node.centre));
+        centres.extend(b.tree.iter().map(|node| pose_b * node.centre));
+        let (centres_a, centres_b) = centres.split_at(a.tree.len());
         let gap = |na: usize, nb: usize| {
-            let (node_a, node_b) = (&a.tree[na], &b.tree[nb]);
-            ((pose_a * node_a.centre) - (pose_b * node_b.centre)).norm()
-                - node_a.radius
-                - node_b.radius
+            (centres_a[na] - centres_b[nb]).norm() - a.tree[na].radius - b.tree[nb].radius
         };
         let seed = cache.closest.filter(|&(ia, ib)| {
             ia < a.parts.len()
@@ -305,6 +309,7 @@ fn search_parts<B: Beyond>(
                 stack.push((ya, yb, gy));
             }
         }
+        WORLD_CENTRES.set(centres);
     }
     // Closest first (among equals, the first found), the others in the order examined:
     // only the closest is read in order, and sorting them all cost 4 % of a scene of
@@ -324,6 +329,11 @@ fn search_parts<B: Beyond>(
         pairs: found,
         unexamined,
     }
+}
+
+thread_local! {
+    /// The tree walk's world node centres, kept between searches (no allocation per search).
+    static WORLD_CENTRES: std::cell::Cell<Vec<Point>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// A placed convex part's support functions in world coordinates.
