@@ -207,8 +207,9 @@ fn a_repeated_query_reuses_the_pairs_measured_and_finds_what_a_fresh_one_finds()
             &mut fresh_cache,
             &mut fresh_stats,
         );
-        // The same pairs (GJK pairs from another start agree to its tolerance, as in the
-        // test above), the closest first.
+        // The same pairs, the closest first (a ball's pair reused from the first search
+        // ran GJK from another start: it agrees to GJK's tolerance, as in
+        // `near_piece_pairs_hold_every_pair_within_the_slack`).
         let sorted = |near: &NearParts| {
             let mut pairs: Vec<_> = near.pairs.iter().map(|c| (c.parts, c.distance)).collect();
             pairs.sort_by_key(|p| p.0);
