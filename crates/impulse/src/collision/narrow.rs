@@ -256,15 +256,16 @@ fn search_parts<B: Beyond>(
     // Bounded parts, by the bounding-sphere trees: last time's closest pair first, then the
     // nearer child of each node before the farther, so that `best` falls early.
     if let (Some(root_a), Some(root_b)) = (a.root(), b.root()) {
-        // Every node's centre in the world, placed once: the walk measures ~200 node pairs
-        // between two bodies of 25 pieces, of only 100 nodes.
+        // Each node's centre is placed in the world once, when the walk first reaches it: the
+        // walk measures ~200 node pairs between two caps of 25 pieces (100 nodes), but only a
+        // few of a 241-piece dish's 481 nodes against a ball.
         let mut centres = WORLD_CENTRES.take();
-        centres.clear();
-        centres.extend(a.tree.iter().map(|node| pose_a * node.centre));
-        centres.extend(b.tree.iter().map(|node| pose_b * node.centre));
-        let (centres_a, centres_b) = centres.split_at(a.tree.len());
-        let gap = |na: usize, nb: usize| {
-            (centres_a[na] - centres_b[nb]).norm() - a.tree[na].radius - b.tree[nb].radius
+        centres.begin(a.tree.len() + b.tree.len());
+        let offset_b = a.tree.len();
+        let mut gap = |na: usize, nb: usize| {
+            let centre_a = centres.place(na, || pose_a * a.tree[na].centre);
+            let centre_b = centres.place(offset_b + nb, || pose_b * b.tree[nb].centre);
+            (centre_a - centre_b).norm() - a.tree[na].radius - b.tree[nb].radius
         };
         let seed = cache.closest.filter(|&(ia, ib)| {
             ia < a.parts.len()
@@ -333,7 +334,39 @@ fn search_parts<B: Beyond>(
 
 thread_local! {
     /// The tree walk's world node centres, kept between searches (no allocation per search).
-    static WORLD_CENTRES: std::cell::Cell<Vec<Point>> = const { std::cell::Cell::new(Vec::new()) };
+    static WORLD_CENTRES: std::cell::Cell<PlacedCentres> =
+        const { std::cell::Cell::new(PlacedCentres { search: 0, slots: Vec::new() }) };
+}
+
+/// Node centres placed in the world during one search, each slot marked with the search that
+/// placed it, so that starting a search clears nothing.
+#[derive(Default)]
+struct PlacedCentres {
+    search: u32,
+    slots: Vec<(u32, Point)>,
+}
+
+impl PlacedCentres {
+    /// Starts a search over `nodes` nodes: every slot is stale.
+    fn begin(&mut self, nodes: usize) {
+        self.search = self.search.wrapping_add(1);
+        if self.search == 0 {
+            self.slots.iter_mut().for_each(|slot| slot.0 = 0);
+            self.search = 1;
+        }
+        if self.slots.len() < nodes {
+            self.slots.resize(nodes, (0, Point::origin()));
+        }
+    }
+
+    /// Slot `i`'s centre, placed by `place` if this search has not placed it yet.
+    fn place(&mut self, i: usize, place: impl FnOnce() -> Point) -> Point {
+        let slot = &mut self.slots[i];
+        if slot.0 != self.search {
+            *slot = (self.search, place());
+        }
+        slot.1
+    }
 }
 
 /// A placed convex part's support functions in world coordinates.
