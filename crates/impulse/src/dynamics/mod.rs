@@ -561,6 +561,26 @@ impl RigidBody {
         }
     }
 
+    /// Ends the current flight, if any, and starts a new one at `t` from the present state,
+    /// in the old one's storage.
+    fn restart_flight(&mut self, t: f64) -> Result<(), IntegrationError> {
+        let Some(flight) = self.flight.take() else {
+            return self.start_flight(t);
+        };
+        let (accepted, rejected) = flight.step_counts();
+        self.finished_steps.0 += accepted;
+        self.finished_steps.1 += rejected;
+        self.flight = Some(flight.restart(
+            t,
+            &self.state,
+            self.principal_inertia,
+            self.acceleration,
+            self.torque,
+            self.tolerance,
+        )?);
+        Ok(())
+    }
+
     fn start_flight(&mut self, t: f64) -> Result<(), IntegrationError> {
         self.flight = Some(FreeFlight::new(
             t,
@@ -618,8 +638,7 @@ impl RigidBody {
         self.state.velocity += impulse / self.mass_properties.mass;
         self.state.angular_velocity += self.inverse_inertia_world() * r.cross(impulse);
         self.asleep = false;
-        self.end_flight();
-        self.start_flight(t)
+        self.restart_flight(t)
     }
 
     /// Moves the body to time `t` (not earlier than its current time).

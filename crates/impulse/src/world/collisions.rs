@@ -140,6 +140,8 @@ pub(crate) struct Collisions {
     /// Pairs checked again at the current instant from their measured contact, whose next
     /// check is set once the instant's cascade is over (`finish_instant`).
     pending: Vec<Pair>,
+    /// Scratch for `recheck_moved`'s pairs (kept: a pile rechecks at every impulse).
+    recheck: Vec<Pair>,
     /// The pairs whose next check was set with allowances: per side, the body's motion the
     /// allowance is measured from (`None`: any impulse on that side calls for a new check).
     allowances: FastMap<Pair, [Option<Anchor>; 2]>,
@@ -201,6 +203,7 @@ impl Collisions {
             caches: FastMap::default(),
             instant_contacts: FastMap::default(),
             pending: Vec::new(),
+            recheck: Vec::new(),
             allowances: FastMap::default(),
             pairs_of: Vec::new(),
             stillness: Vec::new(),
@@ -756,23 +759,27 @@ impl Collisions {
         for q in changes.added {
             self.schedule(q, t, world);
         }
+        let mut recheck = std::mem::take(&mut self.recheck);
         let this = &*self;
-        let mut recheck: Vec<Pair> = moved
-            .iter()
-            .flat_map(|&c| {
-                let now = this.free_motion(c, world);
-                this.pairs_of[c]
-                    .iter()
-                    .copied()
-                    .filter(move |&q| !this.within_allowance(q, c, t, now.as_ref()))
-            })
-            .filter(|q| Some(*q) != except)
-            .collect();
+        recheck.extend(
+            moved
+                .iter()
+                .flat_map(|&c| {
+                    let now = this.free_motion(c, world);
+                    this.pairs_of[c]
+                        .iter()
+                        .copied()
+                        .filter(move |&q| !this.within_allowance(q, c, t, now.as_ref()))
+                })
+                .filter(|q| Some(*q) != except),
+        );
         recheck.sort_unstable();
         recheck.dedup();
-        for q in recheck {
+        for &q in &recheck {
             self.schedule(q, t, world);
         }
+        recheck.clear();
+        self.recheck = recheck;
     }
 
     fn check_pair(
