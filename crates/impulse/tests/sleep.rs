@@ -449,10 +449,15 @@ initial_velocity = 3.0
 /// sleeps whole (measured: all asleep at 0.55 s, the sleep time after it came to rest), no
 /// microcollision after that, nothing deeper than the envelope, every cube resting within the
 /// envelopes below it (its centre between 5 + 10i and 5 + 10i + (i + 1) ε_c; measured at most
-/// 0.018 above the lower bound) and within 0.05 cm sideways of where it was placed (measured
+/// 0.018 above the lower bound) and within 0.1 cm sideways of where it was placed (measured
 /// 0.025). With sleep off (the thesis) the same stack runs 2 s of resting contact at a steady
 /// rate of impulses (measured 48 476 in all; the bound is twice that), without penetrating,
-/// its cubes creeping sideways by less than 0.15 cm (measured 0.091).
+/// its cubes creeping sideways by less than 0.3 cm (measured 0.091).
+///
+/// The sideways creep is chaotic: over 12 stacks offset 0.30–0.41 cm per cube, the worst cube
+/// moved 0.031 cm on average and 0.056 at most with sleep, 0.127 and 0.207 without. The bounds
+/// are about twice those largest values (1 % and 3 % of a cube's side), so that a change
+/// which only reshuffles the chaos does not fail the test and a systematic creep does.
 #[test]
 fn a_stack_of_five_cubes_settles_and_sleeps_where_the_thesis_ground_to_a_halt() {
     let stack = |sleep: bool| {
@@ -488,12 +493,12 @@ fn a_stack_of_five_cubes_settles_and_sleeps_where_the_thesis_ground_to_a_halt() 
     let after = world.counters();
     assert_eq!(after["sleeps"], 1, "one island");
     assert_eq!(before["microcollisions"], after["microcollisions"]);
-    settled(&world, &cubes, 0.05);
+    settled(&world, &cubes, 0.1);
 
     let (mut world, cubes) = stack(false);
     world.advance_to(2.0).unwrap();
     let counters = world.counters();
     let impulses = counters["collisions"] + counters["microcollisions"];
     assert!(impulses < 100_000, "{impulses} impulses");
-    settled(&world, &cubes, 0.15);
+    settled(&world, &cubes, 0.3);
 }
