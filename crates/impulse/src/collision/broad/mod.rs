@@ -80,7 +80,7 @@ pub type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 
 /// Candidate-state changes logged during an update, reduced to net changes: a pair's first log
 /// entry tells its state before, its last the state after.
-fn net_changes(mut log: Vec<(Pair, bool)>) -> Changes {
+fn net_changes(log: &mut Vec<(Pair, bool)>) -> Changes {
     log.sort_by_key(|(p, _)| *p);
     let mut changes = Changes::default();
     let mut i = 0;
@@ -99,6 +99,7 @@ fn net_changes(mut log: Vec<(Pair, bool)>) -> Changes {
         }
         i = j + 1;
     }
+    log.clear();
     changes
 }
 

@@ -195,7 +195,7 @@ impl BroadPhase for SweepAndPrune {
             }
         }
         self.inserted = 0;
-        net_changes(std::mem::take(&mut self.log))
+        net_changes(&mut self.log)
     }
 
     fn is_candidate(&self, p: Pair) -> bool {
