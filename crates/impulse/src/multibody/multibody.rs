@@ -621,7 +621,7 @@ impl Multibody {
         while self.segments.front().is_some_and(|s| s.end() < t) {
             self.segments.pop_front();
         }
-        match (self.segments.front(), &self.flight) {
+        match (self.segments.front(), &mut self.flight) {
             (Some(step), _) => step.state_at(t, y),
             (None, Some(flight)) => flight.state_at(t, y),
             (None, None) => {
