@@ -152,9 +152,13 @@ pub fn closest_parts_again<B: Beyond>(
     cache: &mut PairCache,
     stats: &mut NarrowStats,
 ) -> NearParts {
-    let mut known = first.pairs.clone();
+    let mut known = KNOWN_PAIRS.take();
+    known.clear();
+    known.extend_from_slice(&first.pairs);
     known.sort_unstable_by_key(|c| c.parts);
-    search_parts(a, pose_a, b, pose_b, beyond, &known, cache, stats)
+    let near = search_parts(a, pose_a, b, pose_b, beyond, &known, cache, stats);
+    KNOWN_PAIRS.set(known);
+    near
 }
 
 /// The walk of [`closest_parts`]; `known` holds pairs already measured at these poses, sorted
@@ -206,8 +210,10 @@ fn search_parts<B: Beyond>(
             found.push(pair);
         }
     };
+    // The walks' stacks, kept between searches.
+    let mut stacks = WALK_STACKS.take();
     // Each half-space against the other body's tree, nearest spheres first.
-    let mut heights: Vec<(usize, f64)> = Vec::new();
+    let heights = &mut stacks.heights;
     for (h, tree_of_a) in a
         .half_spaces
         .iter()
@@ -276,7 +282,9 @@ fn search_parts<B: Beyond>(
         if let Some((ia, ib)) = seed {
             consider(ia, ib, &mut found, &mut best, beyond, cache, stats);
         }
-        let mut stack = vec![(root_a, root_b, gap(root_a, root_b))];
+        let stack = &mut stacks.node_pairs;
+        stack.clear();
+        stack.push((root_a, root_b, gap(root_a, root_b)));
         while let Some((na, nb, node_gap)) = stack.pop() {
             if node_gap >= best && beyond.skip(node_gap, best) {
                 unexamined = Some(unexamined.map_or(node_gap, |u| u.min(node_gap)));
@@ -312,6 +320,7 @@ fn search_parts<B: Beyond>(
         }
         WORLD_CENTRES.set(centres);
     }
+    WALK_STACKS.set(stacks);
     // Closest first (among equals, the first found), the others in the order examined:
     // only the closest is read in order, and sorting them all cost 4 % of a scene of
     // many-piece bodies.
@@ -336,6 +345,20 @@ thread_local! {
     /// The tree walk's world node centres, kept between searches (no allocation per search).
     static WORLD_CENTRES: std::cell::Cell<PlacedCentres> =
         const { std::cell::Cell::new(PlacedCentres { search: 0, slots: Vec::new() }) };
+    /// The walks' stacks, likewise (allocating them was ~3 % of a scene of many-piece bodies).
+    static WALK_STACKS: std::cell::Cell<WalkStacks> = const {
+        std::cell::Cell::new(WalkStacks { heights: Vec::new(), node_pairs: Vec::new() })
+    };
+    /// `closest_parts_again`'s pairs measured already, sorted by parts.
+    static KNOWN_PAIRS: std::cell::Cell<Vec<Closest>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The stacks of [`search_parts`]'s walks: a half-space's against a tree (node, height) and
+/// two trees' (node of a, node of b, gap).
+#[derive(Default)]
+struct WalkStacks {
+    heights: Vec<(usize, f64)>,
+    node_pairs: Vec<(usize, usize, f64)>,
 }
 
 /// Node centres placed in the world during one search, each slot marked with the search that
