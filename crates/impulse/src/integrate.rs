@@ -654,15 +654,19 @@ mod tests {
         assert!((y[1] + t_end.sin()).abs() < 1e-9);
     }
 
-    #[test]
-    fn dense_output_matches_closed_form_inside_steps() {
-        let tolerance = Tolerance {
+    /// Tight enough that the interpolant is within 1e-8 of the closed form inside every step.
+    fn sampling_tolerance() -> Tolerance {
+        Tolerance {
             relative: 1e-11,
             absolute: 1e-13,
             max_step: 1.0,
             ..Tolerance::default()
-        };
-        let mut rk = AdaptiveRk::new(&Oscillator, 0.0, &[1.0, 0.0], tolerance).unwrap();
+        }
+    }
+
+    #[test]
+    fn dense_output_matches_closed_form_inside_steps() {
+        let mut rk = AdaptiveRk::new(&Oscillator, 0.0, &[1.0, 0.0], sampling_tolerance()).unwrap();
         let mut y = [0.0; 2];
         let mut t = 0.0;
         while t < 10.0 {
@@ -732,13 +736,7 @@ mod tests {
         // sampling must not leave a stale interpolant: the middle of every third step, sampled
         // through `state_at`, `component_at` and a kept `last_step`, agrees with the closed
         // form x = cos t to the tolerance, and the three agree with each other to the bit.
-        let tolerance = Tolerance {
-            relative: 1e-11,
-            absolute: 1e-13,
-            max_step: 1.0,
-            ..Tolerance::default()
-        };
-        let mut rk = AdaptiveRk::new(&Oscillator, 0.0, &[1.0, 0.0], tolerance).unwrap();
+        let mut rk = AdaptiveRk::new(&Oscillator, 0.0, &[1.0, 0.0], sampling_tolerance()).unwrap();
         let mut y = [0.0; 2];
         let mut kept = [0.0; 2];
         for k in 0..300 {

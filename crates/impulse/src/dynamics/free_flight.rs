@@ -135,14 +135,15 @@ impl FreeFlight {
         torque: Vec3,
         tolerance: Tolerance,
     ) -> Result<Self, IntegrationError> {
-        Self::start(t0, state, inertia, acceleration, torque, tolerance, None)
+        Self::reusing(None, t0, state, inertia, acceleration, torque, tolerance)
     }
 
-    /// [`FreeFlight::new`], reusing this (finished) flight's integrator storage: a body in
-    /// resting contact starts a new flight at every impulse, and allocating an integrator for
-    /// each was a few percent of a pile's wall time. The new flight is the same as a fresh one.
-    pub fn restart(
-        self,
+    /// [`FreeFlight::new`], in the integrator storage of `previous` (a finished flight) when
+    /// there is one: a body in resting contact starts a new flight at every impulse, and
+    /// allocating an integrator for each was a few percent of a pile's wall time. The new
+    /// flight is the same as a fresh one.
+    pub fn reusing(
+        previous: Option<Self>,
         t0: f64,
         state: &BodyState,
         inertia: Vec3,
@@ -150,22 +151,10 @@ impl FreeFlight {
         torque: Vec3,
         tolerance: Tolerance,
     ) -> Result<Self, IntegrationError> {
-        let storage = match self.rotation {
+        let storage = previous.and_then(|flight| match flight.rotation {
             Rotation::Integrated { integrator, .. } => Some(integrator),
             Rotation::Precessing { .. } => None,
-        };
-        Self::start(t0, state, inertia, acceleration, torque, tolerance, storage)
-    }
-
-    fn start(
-        t0: f64,
-        state: &BodyState,
-        inertia: Vec3,
-        acceleration: Vec3,
-        torque: Vec3,
-        tolerance: Tolerance,
-        storage: Option<Box<AdaptiveRk>>,
-    ) -> Result<Self, IntegrationError> {
+        });
         let top = symmetry_axis(&inertia).filter(|_| torque == Vec3::zeros());
         let rotation = if let Some((axis, equal_moment)) = top {
             let w_body = state.orientation.inverse() * state.angular_velocity;
@@ -325,9 +314,16 @@ mod tests {
             let tolerance = Tolerance::default();
             let mut fresh =
                 FreeFlight::new(2.0, &start, inertia, gravity, Vec3::zeros(), tolerance).unwrap();
-            let mut restarted = used
-                .restart(2.0, &start, inertia, gravity, Vec3::zeros(), tolerance)
-                .unwrap();
+            let mut restarted = FreeFlight::reusing(
+                Some(used),
+                2.0,
+                &start,
+                inertia,
+                gravity,
+                Vec3::zeros(),
+                tolerance,
+            )
+            .unwrap();
             for k in 0..=10 {
                 let t = 2.0 + 0.3 * k as f64;
                 assert_eq!(fresh.state_at(t).unwrap(), restarted.state_at(t).unwrap());

@@ -552,37 +552,22 @@ impl RigidBody {
         self.start_flight(t)
     }
 
-    /// Counts the steps of the current flight, which is over.
-    fn end_flight(&mut self) {
-        if let Some(flight) = self.flight.take() {
-            let (a, rej) = flight.step_counts();
-            self.finished_steps.0 += a;
-            self.finished_steps.1 += rej;
-        }
-    }
-
-    /// Ends the current flight, if any, and starts a new one at `t` from the present state,
-    /// in the old one's storage.
-    fn restart_flight(&mut self, t: f64) -> Result<(), IntegrationError> {
-        let Some(flight) = self.flight.take() else {
-            return self.start_flight(t);
-        };
+    /// Ends the current flight, counting its steps; returns it (its storage may serve the
+    /// next).
+    fn end_flight(&mut self) -> Option<FreeFlight> {
+        let flight = self.flight.take()?;
         let (accepted, rejected) = flight.step_counts();
         self.finished_steps.0 += accepted;
         self.finished_steps.1 += rejected;
-        self.flight = Some(flight.restart(
-            t,
-            &self.state,
-            self.principal_inertia,
-            self.acceleration,
-            self.torque,
-            self.tolerance,
-        )?);
-        Ok(())
+        Some(flight)
     }
 
+    /// Starts a flight at `t` from the present state, ending the current one (if any) and
+    /// reusing its storage.
     fn start_flight(&mut self, t: f64) -> Result<(), IntegrationError> {
-        self.flight = Some(FreeFlight::new(
+        let previous = self.end_flight();
+        self.flight = Some(FreeFlight::reusing(
+            previous,
             t,
             &self.state,
             self.principal_inertia,
@@ -638,7 +623,7 @@ impl RigidBody {
         self.state.velocity += impulse / self.mass_properties.mass;
         self.state.angular_velocity += self.inverse_inertia_world() * r.cross(impulse);
         self.asleep = false;
-        self.restart_flight(t)
+        self.start_flight(t)
     }
 
     /// Moves the body to time `t` (not earlier than its current time).
