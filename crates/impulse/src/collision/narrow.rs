@@ -210,10 +210,10 @@ fn search_parts<B: Beyond>(
             found.push(pair);
         }
     };
-    // The walks' stacks, kept between searches.
-    let mut stacks = WALK_STACKS.take();
+    // The walks' stacks and placed node centres, kept between searches.
+    let mut scratch = SEARCH_SCRATCH.take();
     // Each half-space against the other body's tree, nearest spheres first.
-    let heights = &mut stacks.heights;
+    let heights = &mut scratch.heights;
     for (h, tree_of_a) in a
         .half_spaces
         .iter()
@@ -265,7 +265,7 @@ fn search_parts<B: Beyond>(
         // Each node's centre is placed in the world once, when the walk first reaches it: the
         // walk measures ~200 node pairs between two caps of 25 pieces (100 nodes), but only a
         // few of a 241-piece dish's 481 nodes against a ball.
-        let mut centres = WORLD_CENTRES.take();
+        let centres = &mut scratch.centres;
         centres.begin(a.tree.len() + b.tree.len());
         let offset_b = a.tree.len();
         let mut gap = |na: usize, nb: usize| {
@@ -282,7 +282,7 @@ fn search_parts<B: Beyond>(
         if let Some((ia, ib)) = seed {
             consider(ia, ib, &mut found, &mut best, beyond, cache, stats);
         }
-        let stack = &mut stacks.node_pairs;
+        let stack = &mut scratch.node_pairs;
         stack.clear();
         stack.push((root_a, root_b, gap(root_a, root_b)));
         while let Some((na, nb, node_gap)) = stack.pop() {
@@ -318,9 +318,8 @@ fn search_parts<B: Beyond>(
                 stack.push((ya, yb, gy));
             }
         }
-        WORLD_CENTRES.set(centres);
     }
-    WALK_STACKS.set(stacks);
+    SEARCH_SCRATCH.set(scratch);
     // Closest first (among equals, the first found), the others in the order examined:
     // only the closest is read in order, and sorting them all cost 4 % of a scene of
     // many-piece bodies.
@@ -342,23 +341,26 @@ fn search_parts<B: Beyond>(
 }
 
 thread_local! {
-    /// The tree walk's world node centres, kept between searches (no allocation per search).
-    static WORLD_CENTRES: std::cell::Cell<PlacedCentres> =
-        const { std::cell::Cell::new(PlacedCentres { search: 0, slots: Vec::new() }) };
-    /// The walks' stacks, likewise (allocating them was ~3 % of a scene of many-piece bodies).
-    static WALK_STACKS: std::cell::Cell<WalkStacks> = const {
-        std::cell::Cell::new(WalkStacks { heights: Vec::new(), node_pairs: Vec::new() })
+    /// [`search_parts`]'s buffers, kept between searches (allocating them was ~3 % of a scene
+    /// of many-piece bodies).
+    static SEARCH_SCRATCH: std::cell::Cell<SearchScratch> = const {
+        std::cell::Cell::new(SearchScratch {
+            heights: Vec::new(),
+            node_pairs: Vec::new(),
+            centres: PlacedCentres { search: 0, slots: Vec::new() },
+        })
     };
     /// `closest_parts_again`'s pairs measured already, sorted by parts.
     static KNOWN_PAIRS: std::cell::Cell<Vec<Closest>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
-/// The stacks of [`search_parts`]'s walks: a half-space's against a tree (node, height) and
-/// two trees' (node of a, node of b, gap).
+/// [`search_parts`]'s buffers: the stacks of its walks, a half-space's against a tree (node,
+/// height) and two trees' (node of a, node of b, gap), and the tree walk's world node centres.
 #[derive(Default)]
-struct WalkStacks {
+struct SearchScratch {
     heights: Vec<(usize, f64)>,
     node_pairs: Vec<(usize, usize, f64)>,
+    centres: PlacedCentres,
 }
 
 /// Node centres placed in the world during one search, each slot marked with the search that
