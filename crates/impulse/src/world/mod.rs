@@ -998,12 +998,19 @@ pub(crate) fn advance_body(body: &mut RigidBody, t: f64) -> Result<(), Simulatio
 }
 
 /// Contact materials, looked up without touching the bodies (so the loop can move them).
+///
+/// Material names are resolved to indices once, when the table is built: a lookup at each
+/// collision compares no strings and allocates nothing.
 pub(crate) struct MaterialTable<'a> {
-    bodies: Vec<(Material, Option<String>)>,
+    /// Each body's material, and the index of its material's name among those that appear in
+    /// a material-pair override (`None`: no override names it).
+    bodies: Vec<(Material, Option<usize>)>,
     /// Per multibody, per link.
-    links: Vec<Vec<(Material, Option<String>)>>,
+    links: Vec<Vec<(Material, Option<usize>)>>,
     pair_materials: &'a BTreeMap<(BodyId, BodyId), Material>,
-    material_pairs: &'a BTreeMap<(String, String), Material>,
+    /// The material-pair overrides, by name index, `names × names` (both orders filled).
+    material_pairs: Vec<Option<Material>>,
+    names: usize,
 }
 
 impl<'a> MaterialTable<'a> {
@@ -1011,12 +1018,27 @@ impl<'a> MaterialTable<'a> {
         bodies: &[RigidBody],
         multibodies: &[Multibody],
         pair_materials: &'a BTreeMap<(BodyId, BodyId), Material>,
-        material_pairs: &'a BTreeMap<(String, String), Material>,
+        material_pairs: &BTreeMap<(String, String), Material>,
     ) -> Self {
+        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+        for (a, b) in material_pairs.keys() {
+            for name in [a, b] {
+                let next = index.len();
+                index.entry(name.as_str()).or_insert(next);
+            }
+        }
+        let names = index.len();
+        let mut pairs = vec![None; names * names];
+        for ((a, b), material) in material_pairs {
+            let (i, j) = (index[a.as_str()], index[b.as_str()]);
+            pairs[i * names + j] = Some(*material);
+            pairs[j * names + i] = Some(*material);
+        }
+        let named = |name: Option<&str>| name.and_then(|n| index.get(n).copied());
         Self {
             bodies: bodies
                 .iter()
-                .map(|b| (b.material(), b.material_name().map(str::to_string)))
+                .map(|b| (b.material(), named(b.material_name())))
                 .collect(),
             links: multibodies
                 .iter()
@@ -1024,16 +1046,17 @@ impl<'a> MaterialTable<'a> {
                     m.tree()
                         .links()
                         .iter()
-                        .map(|l| (l.material, l.material_name.clone()))
+                        .map(|l| (l.material, named(l.material_name.as_deref())))
                         .collect()
                 })
                 .collect(),
             pair_materials,
-            material_pairs,
+            material_pairs: pairs,
+            names,
         }
     }
 
-    fn of(&self, c: Collider) -> &(Material, Option<String>) {
+    fn of(&self, c: Collider) -> &(Material, Option<usize>) {
         match c {
             Collider::Body(id) => &self.bodies[id.0],
             Collider::Link(m, l) => &self.links[m.0][l],
@@ -1049,11 +1072,10 @@ impl<'a> MaterialTable<'a> {
         }
         let (ma, na) = self.of(a);
         let (mb, nb) = self.of(b);
-        if let (Some(na), Some(nb)) = (na, nb) {
-            let key = if na <= nb { (na, nb) } else { (nb, na) };
-            if let Some(m) = self.material_pairs.get(&(key.0.clone(), key.1.clone())) {
-                return *m;
-            }
+        if let (Some(i), Some(j)) = (na, nb)
+            && let Some(m) = self.material_pairs[i * self.names + j]
+        {
+            return m;
         }
         Material {
             friction: 0.5 * (ma.friction + mb.friction),
@@ -1078,6 +1100,55 @@ mod tests {
             w.add_body(ball).unwrap();
         }
         w
+    }
+
+    #[test]
+    fn contact_materials_are_body_pair_then_material_pair_overrides_then_the_mean() {
+        // Four balls: rubber (μ 0.9, e 0.8), steel (0.2, 0.6), wood (0.5, 0.4), and one with no
+        // named material (0.3, 0.2). Overrides: rubber–steel by material, wood–plain by body.
+        let mut w = World::new(WorldSettings::default());
+        let mut ids = Vec::new();
+        for (i, (name, friction, restitution)) in [
+            (Some("rubber"), 0.9, 0.8),
+            (Some("steel"), 0.2, 0.6),
+            (Some("wood"), 0.5, 0.4),
+            (None, 0.3, 0.2),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut ball = BodyDesc::new(format!("ball {i}"), Shape::Sphere { radius: 0.1 });
+            ball.pose = pose(Vec3::new(i as f64, 0.0, 1.0), Quat::identity());
+            ball.material = Material {
+                friction,
+                restitution,
+            };
+            ball.material_name = name.map(str::to_string);
+            ids.push(w.add_body(ball).unwrap());
+        }
+        let by_material = Material {
+            friction: 0.7,
+            restitution: 0.1,
+        };
+        let by_body = Material {
+            friction: 1.1,
+            restitution: 0.0,
+        };
+        w.set_material_pair("steel", "rubber", by_material).unwrap();
+        w.set_material_pair("steel", "glass", by_body).unwrap();
+        w.set_pair_material(ids[3], ids[2], by_body).unwrap();
+        let between = |a: usize, b: usize| w.contact_material(ids[a], ids[b]);
+        assert_eq!(between(0, 1), by_material);
+        assert_eq!(between(1, 0), by_material);
+        assert_eq!(between(2, 3), by_body);
+        // No override: the means, (0.9 + 0.5)/2 and (0.8 + 0.4)/2; the unnamed body's likewise.
+        let mean = between(0, 2);
+        assert!((mean.friction - 0.7).abs() < 1e-15 && (mean.restitution - 0.6).abs() < 1e-15);
+        let mean = between(1, 3);
+        assert!((mean.friction - 0.25).abs() < 1e-15 && (mean.restitution - 0.4).abs() < 1e-15);
+        // A material named by an override of another pair (steel–glass) gets no override here.
+        let mean = between(1, 2);
+        assert!((mean.friction - 0.35).abs() < 1e-15 && (mean.restitution - 0.5).abs() < 1e-15);
     }
 
     #[test]
