@@ -235,13 +235,15 @@ pub enum EventKind {
 }
 
 impl EventKind {
-    /// The kind of a response: reversals and boosted collisions are microcollisions.
+    /// The kind of a response: reversals, boosted collisions and the contacts of a simultaneous
+    /// cluster solve are microcollisions.
     pub fn of(kind: ResponseKind) -> Self {
         match kind {
             ResponseKind::Collision => Self::Collision,
-            ResponseKind::Reversal | ResponseKind::PartialReversal | ResponseKind::Boosted => {
-                Self::Microcollision
-            }
+            ResponseKind::Reversal
+            | ResponseKind::PartialReversal
+            | ResponseKind::Boosted
+            | ResponseKind::Simultaneous => Self::Microcollision,
         }
     }
 

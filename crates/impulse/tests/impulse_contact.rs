@@ -275,7 +275,7 @@ fn resting_ball(epsilon: f64, rebound: f64, gap: f64, seconds: f64) -> (u64, f64
     let mut world = World::new(WorldSettings {
         gravity: Vec3::new(0.0, 0.0, -G),
         collision_epsilon: epsilon,
-        microcollision_rebound: rebound,
+        microcollision_rebound: Some(rebound),
         sleep: awake(),
         ..WorldSettings::default()
     });

@@ -381,7 +381,7 @@ fn contact_settings_are_read_and_checked() {
     assert_eq!(settings.restitution_law, RestitutionLaw::Poisson);
     assert!(!settings.microcollisions);
     assert_eq!(settings.microcollision_max_restitution, 3.0);
-    assert_eq!(settings.microcollision_rebound, 0.25);
+    assert_eq!(settings.microcollision_rebound, Some(0.25));
     assert_eq!(settings.max_penetration, Some(0.002));
     assert_eq!(settings.box_period, 0.05);
     assert_eq!(settings.broad_phase, BroadPhaseKind::SweepAndPrune);

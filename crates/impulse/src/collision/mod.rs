@@ -4,6 +4,7 @@
 
 pub mod gjk;
 pub mod heap;
+pub mod manifold;
 pub mod model;
 pub mod narrow;
 pub mod toi;

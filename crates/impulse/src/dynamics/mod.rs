@@ -616,12 +616,26 @@ impl RigidBody {
         impulse: &Vec3,
         point: &Point,
     ) -> Result<(), IntegrationError> {
+        self.apply_impulses(t, &[(*impulse, *point)])
+    }
+
+    /// Applies several impulses at once, each `(impulse, point)` in world coordinates, and
+    /// starts one new flight from the velocities they leave (as [`RigidBody::apply_impulse`]
+    /// does for one).
+    pub(crate) fn apply_impulses(
+        &mut self,
+        t: f64,
+        impulses: &[(Vec3, Point)],
+    ) -> Result<(), IntegrationError> {
         if !self.is_dynamic() {
             return Ok(());
         }
-        let r = point - Point::from(self.state.position);
-        self.state.velocity += impulse / self.mass_properties.mass;
-        self.state.angular_velocity += self.inverse_inertia_world() * r.cross(impulse);
+        let inverse_inertia = self.inverse_inertia_world();
+        for (impulse, point) in impulses {
+            let r = point - Point::from(self.state.position);
+            self.state.velocity += impulse / self.mass_properties.mass;
+            self.state.angular_velocity += inverse_inertia * r.cross(impulse);
+        }
         self.asleep = false;
         self.start_flight(t)
     }

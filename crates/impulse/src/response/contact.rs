@@ -38,6 +38,9 @@ pub enum ResponseKind {
     PartialReversal,
     /// A microcollision answered by a collision with boosted restitution.
     Boosted,
+    /// A microcollision answered together with the other contacts of its cluster
+    /// (`response::cluster`).
+    Simultaneous,
 }
 
 /// The microcollision that reverses the normal velocity and `λ` of the tangential one (λ = 1:

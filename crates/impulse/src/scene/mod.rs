@@ -23,7 +23,7 @@ use crate::math::{Point, Quat, Vec3, pose};
 use crate::response::RestitutionLaw;
 use crate::world::Collider;
 pub use crate::world::ContactModel;
-use crate::world::{BroadPhaseKind, EnergyBound, World, WorldSettings};
+use crate::world::{BroadPhaseKind, EnergyBound, MicrocollisionClusters, World, WorldSettings};
 
 use reader::{Context, Table, Value};
 pub use reader::{Diagnostic, Severity};
@@ -123,6 +123,7 @@ const WORLD_KEYS: &[&str] = &[
     "microcollisions",
     "microcollision_max_restitution",
     "microcollision_rebound",
+    "microcollision_clusters",
     "max_penetration",
     "box_period",
     "broad_phase",
@@ -245,7 +246,7 @@ impl<'c, 's> SceneReader<'c, 's> {
         }
         if let Some(rebound) = get("microcollision_rebound").and_then(|v| v.number()) {
             if (0.0..=1.0).contains(&rebound) {
-                settings.microcollision_rebound = rebound;
+                settings.microcollision_rebound = Some(rebound);
             } else if let Some(v) = get("microcollision_rebound") {
                 v.error(format!(
                     "expected a fraction of the threshold speed from 0 to 1 (0: the thesis's pure reversal), found {rebound}"
@@ -264,6 +265,15 @@ impl<'c, 's> SceneReader<'c, 's> {
                 BroadPhaseKind::SweepAndPrune
             } else {
                 BroadPhaseKind::HierarchicalHash
+            };
+        }
+        if let Some(kind) =
+            get("microcollision_clusters").and_then(|v| v.choice(&["sequential", "simultaneous"]))
+        {
+            settings.microcollision_clusters = if kind == "simultaneous" {
+                MicrocollisionClusters::Simultaneous
+            } else {
+                MicrocollisionClusters::Sequential
             };
         }
         if let Some(on) = get("sleep").and_then(|v| v.boolean()) {
