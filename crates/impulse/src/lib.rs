@@ -39,4 +39,4 @@ pub mod scene;
 pub mod world;
 
 pub use dynamics::{BodyDesc, BodyId, BodyState, Material, MaterialError, MotionType, RigidBody};
-pub use world::{EnergyBound, SettingsError, Sleep, World, WorldSettings};
+pub use world::{EnergyBound, MicrocollisionClusters, SettingsError, Sleep, World, WorldSettings};

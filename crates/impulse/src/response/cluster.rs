@@ -105,6 +105,7 @@ pub fn solve_cluster(
                 &without,
                 contact.friction,
                 &contact.target,
+                tolerance,
             );
             let change = next - *impulse;
             if change != Vec3::zeros() {
@@ -196,7 +197,9 @@ impl Row {
 }
 
 /// One contact's impulse, the others' held: `w` is its velocity without an impulse of its
-/// own and `target` the velocity it is to leave with (collision frame).
+/// own and `target` the velocity it is to leave with (collision frame). A contact within
+/// `tolerance` of its normal target needs none (two balls resting side by side, approaching by
+/// rounding, are not pushed apart).
 ///
 /// Sticking is `K⁻¹ (target − w)` where that lies in the friction cone. Otherwise the contact
 /// slides: the friction impulse `μ P_z` along a direction `d`, and the normal impulse that then
@@ -211,8 +214,15 @@ impl Row {
 /// two directions are blended. Where friction along `d` would take away most of what the normal
 /// impulse raises (`(K (μ d, 1))_z` below half of `K_zz`, near Painlevé's paradox) the rise is
 /// taken as half of `K_zz`: the target is not quite met, and the next sweep goes on.
-pub fn contact_impulse(k: &Mat3, k_inverse: &Mat3, w: &Vec3, mu: f64, target: &Vec3) -> Vec3 {
-    if w.z >= target.z {
+pub fn contact_impulse(
+    k: &Mat3,
+    k_inverse: &Mat3,
+    w: &Vec3,
+    mu: f64,
+    target: &Vec3,
+    tolerance: f64,
+) -> Vec3 {
+    if w.z >= target.z - tolerance {
         return Vec3::zeros(); // separating fast enough without it
     }
     let stick = k_inverse * (target - w);

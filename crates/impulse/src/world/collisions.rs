@@ -158,6 +158,8 @@ pub(crate) struct Collisions {
     recheck: Vec<Pair>,
     /// Scratch for simultaneous cluster solves.
     cluster: ClusterScratch,
+    /// Per pair, the instant a cluster solve last settled it and the solve's tolerance.
+    settled: FastMap<Pair, (f64, f64)>,
     /// The pairs whose next check was set with allowances: per side, the body's motion the
     /// allowance is measured from (`None`: any impulse on that side calls for a new check).
     allowances: FastMap<Pair, [Option<Anchor>; 2]>,
@@ -221,6 +223,7 @@ impl Collisions {
             pending: Vec::new(),
             recheck: Vec::new(),
             cluster: ClusterScratch::default(),
+            settled: FastMap::default(),
             allowances: FastMap::default(),
             pairs_of: Vec::new(),
             stillness: Vec::new(),
@@ -819,7 +822,7 @@ impl Collisions {
         if let Some(&(measured, contact)) = self.instant_contacts.get(&p)
             && measured == t
         {
-            if contact.distance < epsilon && self.approaching(p, &contact, world) {
+            if contact.distance < epsilon && self.approaching(p, &contact, t, world) {
                 self.collide(p, t, &contact, world)?;
             }
             self.pending.push(p);
@@ -853,7 +856,7 @@ impl Collisions {
         };
         self.instant_contacts.insert(p, (t, contact));
         self.note_depth(p, &contact, t, world)?;
-        if contact.distance < epsilon && self.approaching(p, &contact, world) {
+        if contact.distance < epsilon && self.approaching(p, &contact, t, world) {
             if !self.collide_cluster(p, t, &contact, world)? {
                 self.collide(p, t, &contact, world)?;
             }
@@ -996,15 +999,22 @@ impl Collisions {
 
     /// Whether the pair's contact points approach, by more than rounding: after a cascade of
     /// impulses at one instant a cluster's relative velocities are left at rounding level
-    /// (~1e-16 of the bodies' speeds), and answering those would cycle forever.
-    fn approaching(&self, (a, b): Pair, contact: &Closest, world: &Participants<'_>) -> bool {
+    /// (~1e-16 of the bodies' speeds), and answering those would cycle forever. A pair a
+    /// cluster solve settled at this instant approaches only by more than the solve's
+    /// tolerance: what is left is the solve's residual, not a collision.
+    fn approaching(&self, p: Pair, contact: &Closest, t: f64, world: &Participants<'_>) -> bool {
         let point = contact_point(contact);
         let (ua, ub) = (
-            world.point_velocity(self.colliders[a], &point),
-            world.point_velocity(self.colliders[b], &point),
+            world.point_velocity(self.colliders[p.0], &point),
+            world.point_velocity(self.colliders[p.1], &point),
         );
-        let rounding = 1e-12 * (ua.norm() + ub.norm());
-        (ua - ub).dot(&contact.normal) < -rounding
+        let mut allowed = 1e-12 * (ua.norm() + ub.norm());
+        if let Some(&(at, tolerance)) = self.settled.get(&p)
+            && at == t
+        {
+            allowed = allowed.max(tolerance);
+        }
+        (ua - ub).dot(&contact.normal) < -allowed
     }
 
     /// How far beyond the closest pair of pieces to examine the piece pairs of two colliders:
@@ -1110,7 +1120,7 @@ impl Collisions {
                 } else {
                     settings.microcollision_max_restitution
                 },
-                rebound_speed: settings.rebound() * threshold_speed * closing.sqrt(),
+                rebound_speed: settings.rebound(false) * threshold_speed * closing.sqrt(),
             }
         });
         let (outcome, kind) = respond(
@@ -1260,7 +1270,14 @@ impl Collisions {
             // A solve that does not settle (sweeps that cycle, as Gauss–Seidel with friction
             // can) is not applied: the thesis's responses take the contacts one at a time.
             if solution.converged {
-                self.apply_cluster(p, t, &solution.impulses, &mut scratch, world)?;
+                self.apply_cluster(
+                    p,
+                    t,
+                    &solution.impulses,
+                    &mut scratch,
+                    world,
+                    threshold_speed,
+                )?;
                 answered = true;
             } else {
                 self.counters.cluster_fallbacks += 1;
@@ -1369,7 +1386,7 @@ impl Collisions {
         }));
         let index = |c: usize| members.iter().position(|&m| m == c).unwrap_or(0);
         // How long a resting body's hop lasts: up and down again at the rebound speed.
-        let hop = 2.0 * settings.rebound() * threshold_speed / gravity;
+        let hop = 2.0 * settings.rebound(true) * threshold_speed / gravity;
         for (k, (q, closest)) in contacts.iter().enumerate() {
             let material = world
                 .materials
@@ -1377,7 +1394,7 @@ impl Collisions {
             // As for a single microcollision: gravity brings a contact back only as far as it
             // acts along the normal, so a sideways contact gets no rebound.
             let closing = (settings.gravity.dot(&closest.normal) / gravity).abs();
-            let rebound = settings.rebound() * threshold_speed * closing.sqrt();
+            let rebound = settings.rebound(true) * threshold_speed * closing.sqrt();
             // A pair just beyond the envelope may approach only as fast as would bring it to
             // the middle of the envelope over `SETTLING_HOPS` hops of a resting body: the
             // solve must not throw a body into a neighbour it is about to touch (a domino's
@@ -1443,8 +1460,15 @@ impl Collisions {
         impulses: &[Vec3],
         scratch: &mut ClusterScratch,
         world: &mut Participants<'_>,
+        threshold_speed: f64,
     ) -> Result<(), SimulationError> {
         self.counters.cluster_solves += 1;
+        for (q, _) in &scratch.contacts {
+            self.settled.insert(
+                *q,
+                (t, SETTLED_RESIDUAL * CLUSTER_TOLERANCE * threshold_speed),
+            );
+        }
         scratch.taken.resize_with(scratch.members.len(), Vec::new);
         for ((c, &k), p_local) in scratch.problem.iter().zip(&scratch.sources).zip(impulses) {
             if *p_local == Vec3::zeros() {
@@ -1835,6 +1859,10 @@ const MAX_CLUSTER_CONTACTS: usize = 256;
 /// the microcollision threshold speed, or after `MAX_CLUSTER_SWEEPS` sweeps.
 const CLUSTER_TOLERANCE: f64 = 1e-3;
 const MAX_CLUSTER_SWEEPS: u32 = 1000;
+/// A contact a cluster solve settled approaches, at that instant, by at most this many times
+/// the solve's tolerance (what the sweeps leave); answering that as a collision would set off
+/// the cascade the solve replaces.
+const SETTLED_RESIDUAL: f64 = 10.0;
 
 /// Largest factor by which a settled sweep's response is extrapolated (ρ ≤ 0.999).
 const MAX_EXTRAPOLATION: f64 = 1000.0;

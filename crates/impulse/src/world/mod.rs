@@ -70,7 +70,7 @@ pub struct WorldSettings {
     /// Least separating normal speed a microcollision (reversal or boosted, or a contact of a
     /// simultaneous cluster) leaves, as a fraction of the threshold speed √(2 g ε) scaled by
     /// √(cos) of the angle between normal and gravity (0: the thesis's pure reversal). `None`:
-    /// the default of the cluster mode, see [`WorldSettings::rebound`].
+    /// ¼ for a contact answered alone, ½ in a simultaneous cluster ([`WorldSettings::rebound`]).
     pub microcollision_rebound: Option<f64>,
     /// How the microcollisions of bodies resting on each other are answered.
     pub microcollision_clusters: MicrocollisionClusters,
@@ -120,7 +120,7 @@ impl Default for WorldSettings {
             microcollisions: true,
             microcollision_max_restitution: 5.0,
             microcollision_rebound: None,
-            microcollision_clusters: MicrocollisionClusters::Sequential,
+            microcollision_clusters: MicrocollisionClusters::Simultaneous,
             box_period: 0.02,
             broad_phase: BroadPhaseKind::HierarchicalHash,
             max_penetration: None,
@@ -131,17 +131,15 @@ impl Default for WorldSettings {
 }
 
 impl WorldSettings {
-    /// The microcollision rebound in effect: the one set, else ¼ for sequential microcollisions
-    /// and ½ for simultaneous clusters. One contact at a time, a rebound of ½ had a ball wedged
-    /// under the triple pendulum's mallet grind and a resting box creep twice as far; a
-    /// cluster hops as one, held by friction at all its contacts, and a higher hop means fewer
-    /// of them (vibration amplitude (rebound)² ε: ε/16 and ε/4). See docs/sources.md.
-    pub fn rebound(&self) -> f64 {
+    /// The microcollision rebound in effect for one contact answered alone (`cluster` false)
+    /// or for the contacts of a simultaneous cluster: the one set, else ¼ alone and ½ in a
+    /// cluster. One contact at a time, a rebound of ½ had a ball wedged under the triple
+    /// pendulum's mallet grind and a resting box creep twice as far; a cluster hops as one,
+    /// held by friction at all its contacts, and a higher hop means fewer of them (vibration
+    /// amplitude (rebound)² ε: ε/16 and ε/4). See docs/sources.md.
+    pub fn rebound(&self, cluster: bool) -> f64 {
         self.microcollision_rebound
-            .unwrap_or(match self.microcollision_clusters {
-                MicrocollisionClusters::Sequential => 0.25,
-                MicrocollisionClusters::Simultaneous => 0.5,
-            })
+            .unwrap_or(if cluster { 0.5 } else { 0.25 })
     }
 
     /// Checks every setting against its valid range (the same ranges the scene reader
@@ -515,6 +513,11 @@ impl World {
     /// Settings.
     pub fn settings(&self) -> &WorldSettings {
         &self.settings
+    }
+
+    /// Changes how the microcollisions of resting bodies are answered, from the next one on.
+    pub fn set_microcollision_clusters(&mut self, clusters: MicrocollisionClusters) {
+        self.settings.microcollision_clusters = clusters;
     }
 
     /// Changes when bodies fall asleep. Turning sleep off wakes every sleeper (at rest).
