@@ -421,7 +421,10 @@ fn table_sequential_answers_resting_contact_one_contact_at_a_time() {
         let (_, json, _) = run_table(&scenes, "table_sequential_out", extra);
         (
             json["rows"][0]["collisions"].as_u64().unwrap(),
-            json["microcollision_clusters"].as_str().unwrap().to_string(),
+            json["microcollision_clusters"]
+                .as_str()
+                .unwrap()
+                .to_string(),
         )
     };
     let (in_clusters, default) = run(&[]);
