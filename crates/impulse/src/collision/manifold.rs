@@ -37,51 +37,90 @@ pub fn manifold(
 ) -> Vec<Point> {
     let n = closest.normal;
     let middle = nalgebra::center(&closest.point_a, &closest.point_b);
-    let single = vec![middle];
     let (t1, t2) = orthonormal_basis(&n);
     let flat = |p: &Point| [p.coords.dot(&t1), p.coords.dot(&t2)];
-    let region_of = |points: Vec<Point>| hull(&points.iter().map(flat).collect::<Vec<_>>());
-    let region = match (
-        support_set(a, pose_a, &-n, tolerance),
-        support_set(b, pose_b, &n, tolerance),
-    ) {
-        (Some(on_a), Some(on_b)) => clip(&region_of(on_a), &region_of(on_b)),
-        (Some(on), None) | (None, Some(on)) => region_of(on),
-        (None, None) => Vec::new(),
-    };
-    if region.len() < 2 {
-        return single;
-    }
     let height = middle.coords.dot(&n);
-    spread(region, MAX_MANIFOLD_POINTS)
-        .into_iter()
-        .map(|[x, y]| Point::from(t1 * x + t2 * y + n * height))
-        .collect()
+    SCRATCH.with_borrow_mut(|scratch| {
+        let Scratch {
+            on_a,
+            on_b,
+            hull_a,
+            hull_b,
+            region,
+            spare,
+        } = scratch;
+        let bounded_a = support_set(a, pose_a, &-n, tolerance, &flat, on_a);
+        let bounded_b = support_set(b, pose_b, &n, tolerance, &flat, on_b);
+        region.clear();
+        match (bounded_a, bounded_b) {
+            (true, true) => {
+                hull(on_a, hull_a);
+                hull(on_b, hull_b);
+                clip(hull_a, hull_b, region, spare);
+            }
+            (true, false) => hull(on_a, region),
+            (false, true) => hull(on_b, region),
+            (false, false) => {}
+        }
+        if region.len() < 2 {
+            return vec![middle];
+        }
+        let count = region.len();
+        let kept = count.min(MAX_MANIFOLD_POINTS);
+        // At most `MAX_MANIFOLD_POINTS` of the region's corners, spread round it.
+        (0..kept)
+            .map(|k| {
+                let [x, y] = region[k * count / kept];
+                Point::from(t1 * x + t2 * y + n * height)
+            })
+            .collect()
+    })
 }
 
-/// A part's points within `tolerance` of its extreme plane along the unit `direction`, in
-/// world coordinates; `None` for a half-space (its whole boundary plane).
+/// Storage the manifold reuses from call to call (one per thread): it is asked for every
+/// contact of every cluster solve.
+#[derive(Default)]
+struct Scratch {
+    on_a: Vec<[f64; 2]>,
+    on_b: Vec<[f64; 2]>,
+    hull_a: Vec<[f64; 2]>,
+    hull_b: Vec<[f64; 2]>,
+    region: Vec<[f64; 2]>,
+    spare: Vec<[f64; 2]>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// A part's points within `tolerance` of its extreme plane along the unit `direction`, placed
+/// in the world and then projected by `flat` into `out`; false (and nothing) for a half-space,
+/// whose support set is its whole boundary plane.
 fn support_set(
     convex: &Convex,
     pose: &Pose,
     direction: &Vec3,
     tolerance: f64,
-) -> Option<Vec<Point>> {
+    flat: &impl Fn(&Point) -> [f64; 2],
+    out: &mut Vec<[f64; 2]>,
+) -> bool {
+    out.clear();
     let d = pose.rotation.inverse() * direction;
-    let local: Vec<Point> = match convex {
-        Convex::HalfSpace => return None,
-        Convex::Sphere { .. } | Convex::Ellipsoid { .. } => vec![convex.support(&d)],
+    let mut push = |local: Point| out.push(flat(&(pose * local)));
+    match convex {
+        Convex::HalfSpace => return false,
+        Convex::Sphere { .. } | Convex::Ellipsoid { .. } => push(convex.support(&d)),
         Convex::Polyhedron(p) => {
             let top = p
                 .vertices()
                 .iter()
                 .map(|v| v.coords.dot(&d))
                 .fold(f64::NEG_INFINITY, f64::max);
-            p.vertices()
-                .iter()
-                .filter(|v| v.coords.dot(&d) >= top - tolerance)
-                .copied()
-                .collect()
+            for v in p.vertices() {
+                if v.coords.dot(&d) >= top - tolerance {
+                    push(*v);
+                }
+            }
         }
         Convex::Capsule {
             radius,
@@ -89,20 +128,19 @@ fn support_set(
         } => {
             let margin = d * *radius;
             if 2.0 * half_height * d.z.abs() <= tolerance {
-                [-half_height, *half_height]
-                    .iter()
-                    .map(|z| Point::new(0.0, 0.0, *z) + margin)
-                    .collect()
+                for z in [-half_height, *half_height] {
+                    push(Point::new(0.0, 0.0, z) + margin);
+                }
             } else {
-                vec![convex.support(&d)]
+                push(convex.support(&d));
             }
         }
         Convex::Cylinder {
             radius,
             half_height,
-        } => cylinder_support(*radius, *half_height, &d, tolerance),
-    };
-    Some(local.iter().map(|p| pose * p).collect())
+        } => cylinder_support(*radius, *half_height, &d, tolerance, &mut push),
+    }
+    true
 }
 
 /// A cylinder's points (about z, own frame) within `tolerance` of its extreme plane along the
@@ -110,12 +148,17 @@ fn support_set(
 /// rim's extreme point on each cap that reaches within it (one point, or the side's line). The
 /// rim is curved: the rest of an arc within the tolerance does not touch, and points on it
 /// would hold a rolling coin back.
-fn cylinder_support(radius: f64, half_height: f64, d: &Vec3, tolerance: f64) -> Vec<Point> {
+fn cylinder_support(
+    radius: f64,
+    half_height: f64,
+    d: &Vec3,
+    tolerance: f64,
+    push: &mut impl FnMut(Point),
+) {
     let radial = d.x.hypot(d.y);
     let top = half_height * d.z.abs() + radius * radial;
     let facing = if radial > 0.0 { d.y.atan2(d.x) } else { 0.0 };
     let rim = |angle: f64, z: f64| Point::new(radius * angle.cos(), radius * angle.sin(), z);
-    let mut points = Vec::new();
     for z in [half_height, -half_height] {
         // The rim point at angle β from the facing direction reaches z d_z + r ρ cos β.
         if z * d.z + radius * radial < top - tolerance {
@@ -123,71 +166,81 @@ fn cylinder_support(radius: f64, half_height: f64, d: &Vec3, tolerance: f64) -> 
         }
         if z * d.z - radius * radial >= top - tolerance {
             let n = MAX_MANIFOLD_POINTS;
-            points.extend((0..n).map(|k| rim(std::f64::consts::TAU * k as f64 / n as f64, z)));
+            for k in 0..n {
+                push(rim(std::f64::consts::TAU * k as f64 / n as f64, z));
+            }
         } else {
-            points.push(rim(facing, z));
+            push(rim(facing, z));
         }
     }
-    points
 }
 
-/// The convex hull of 2-D points, counter-clockwise (Andrew's monotone chain): one point, a
-/// segment's two ends, or a polygon's corners.
-fn hull(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
-    let mut sorted = points.to_vec();
-    sorted.sort_by(|p, q| p[0].total_cmp(&q[0]).then(p[1].total_cmp(&q[1])));
-    let scale = sorted
+/// The convex hull of 2-D points into `out`, counter-clockwise (Andrew's monotone chain): one
+/// point, a segment's two ends, or a polygon's corners. Sorts `points` in place.
+fn hull(points: &mut Vec<[f64; 2]>, out: &mut Vec<[f64; 2]>) {
+    out.clear();
+    points.sort_by(|p, q| p[0].total_cmp(&q[0]).then(p[1].total_cmp(&q[1])));
+    let scale = points
         .iter()
         .map(|p| p[0].abs().max(p[1].abs()))
         .fold(0.0, f64::max);
     let tiny = 1e-12 * scale.max(f64::MIN_POSITIVE);
-    sorted.dedup_by(|p, q| (p[0] - q[0]).abs() <= tiny && (p[1] - q[1]).abs() <= tiny);
-    if sorted.len() < 3 {
-        return sorted;
+    points.dedup_by(|p, q| (p[0] - q[0]).abs() <= tiny && (p[1] - q[1]).abs() <= tiny);
+    if points.len() < 3 {
+        out.extend_from_slice(points);
+        return;
     }
     let cross = |o: &[f64; 2], a: &[f64; 2], b: &[f64; 2]| {
         (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
     };
-    let mut chain: Vec<[f64; 2]> = Vec::with_capacity(2 * sorted.len());
-    for pass in [false, true] {
-        let start = chain.len();
-        let ordered: Box<dyn Iterator<Item = &[f64; 2]>> = if pass {
-            Box::new(sorted.iter().rev())
-        } else {
-            Box::new(sorted.iter())
-        };
-        for p in ordered {
-            while chain.len() >= start + 2
-                && cross(&chain[chain.len() - 2], &chain[chain.len() - 1], p) <= tiny * scale
-            {
-                chain.pop();
-            }
-            chain.push(*p);
+    let add = |out: &mut Vec<[f64; 2]>, start: usize, p: &[f64; 2]| {
+        while out.len() >= start + 2
+            && cross(&out[out.len() - 2], &out[out.len() - 1], p) <= tiny * scale
+        {
+            out.pop();
         }
-        chain.pop(); // the last point starts the other chain
+        out.push(*p);
+    };
+    for p in points.iter() {
+        add(out, 0, p);
     }
-    chain
+    out.pop(); // the last point starts the upper chain
+    let start = out.len();
+    for p in points.iter().rev() {
+        add(out, start, p);
+    }
+    out.pop(); // the first point started the lower chain
 }
 
-/// The intersection of two convex regions from [`hull`] (points, segments or polygons).
-fn clip(a: &[[f64; 2]], b: &[[f64; 2]]) -> Vec<[f64; 2]> {
+/// The intersection of two convex regions from [`hull`] (points, segments or polygons) into
+/// `out`; `spare` is working storage.
+fn clip(a: &[[f64; 2]], b: &[[f64; 2]], out: &mut Vec<[f64; 2]>, spare: &mut Vec<[f64; 2]>) {
+    out.clear();
     match (a.len(), b.len()) {
-        (0, _) | (_, 0) | (1, _) | (_, 1) => Vec::new(),
-        (2, 2) => overlap(a, b),
-        (2, _) => clip_polygon(a, b, false),
-        (_, 2) => clip_polygon(b, a, false),
-        _ => clip_polygon(a, b, true),
+        (0, _) | (_, 0) | (1, _) | (_, 1) => {}
+        (2, 2) => overlap(a, b, out),
+        (2, _) => clip_polygon(a, b, false, out, spare),
+        (_, 2) => clip_polygon(b, a, false, out, spare),
+        _ => clip_polygon(a, b, true, out, spare),
     }
 }
 
-/// `subject` (a segment, or a polygon when `closed`) clipped by the convex polygon `by`
-/// (Sutherland–Hodgman: kept on the inner side of each of its edges in turn).
-fn clip_polygon(subject: &[[f64; 2]], by: &[[f64; 2]], closed: bool) -> Vec<[f64; 2]> {
-    let mut kept = subject.to_vec();
+/// `subject` (a segment, or a polygon when `closed`) clipped by the convex polygon `by` into
+/// `kept` (Sutherland–Hodgman: kept on the inner side of each of its edges in turn).
+fn clip_polygon(
+    subject: &[[f64; 2]],
+    by: &[[f64; 2]],
+    closed: bool,
+    kept: &mut Vec<[f64; 2]>,
+    input: &mut Vec<[f64; 2]>,
+) {
+    kept.clear();
+    kept.extend_from_slice(subject);
     for i in 0..by.len() {
         let (p, q) = (by[i], by[(i + 1) % by.len()]);
         let side = |x: &[f64; 2]| (q[0] - p[0]) * (x[1] - p[1]) - (q[1] - p[1]) * (x[0] - p[0]);
-        let input = std::mem::take(&mut kept);
+        std::mem::swap(kept, input);
+        kept.clear();
         let edges = if closed {
             input.len()
         } else {
@@ -217,38 +270,26 @@ fn clip_polygon(subject: &[[f64; 2]], by: &[[f64; 2]], closed: bool) -> Vec<[f64
             break;
         }
     }
-    kept
 }
 
 /// The overlap of two segments that lie along one line (to rounding relative to their
-/// length); nothing for crossing segments, whose one common point is the narrow phase's.
-fn overlap(a: &[[f64; 2]], b: &[[f64; 2]]) -> Vec<[f64; 2]> {
+/// length) into `out`; nothing for crossing segments, whose one common point is the narrow
+/// phase's.
+fn overlap(a: &[[f64; 2]], b: &[[f64; 2]], out: &mut Vec<[f64; 2]>) {
     let axis = [a[1][0] - a[0][0], a[1][1] - a[0][1]];
     let length2 = axis[0] * axis[0] + axis[1] * axis[1];
-    let across =
-        |p: &[f64; 2]| ((p[0] - a[0][0]) * axis[1] - (p[1] - a[0][1]) * axis[0]) / length2.sqrt();
     let length = length2.sqrt();
+    let across = |p: &[f64; 2]| ((p[0] - a[0][0]) * axis[1] - (p[1] - a[0][1]) * axis[0]) / length;
     if across(&b[0]).abs() > 1e-6 * length || across(&b[1]).abs() > 1e-6 * length {
-        return Vec::new();
+        return;
     }
     let along = |p: &[f64; 2]| ((p[0] - a[0][0]) * axis[0] + (p[1] - a[0][1]) * axis[1]) / length2;
     let (s0, s1) = (along(&b[0]), along(&b[1]));
     let (lo, hi) = (s0.min(s1).max(0.0), s0.max(s1).min(1.0));
-    if lo > hi {
-        return Vec::new();
+    if lo <= hi {
+        let at = |s: f64| [a[0][0] + s * axis[0], a[0][1] + s * axis[1]];
+        out.extend([at(lo), at(hi)]);
     }
-    let at = |s: f64| [a[0][0] + s * axis[0], a[0][1] + s * axis[1]];
-    vec![at(lo), at(hi)]
-}
-
-/// At most `most` of a polygon's corners, spread round it.
-fn spread(corners: Vec<[f64; 2]>, most: usize) -> Vec<[f64; 2]> {
-    if corners.len() <= most {
-        return corners;
-    }
-    (0..most)
-        .map(|k| corners[k * corners.len() / most])
-        .collect()
 }
 
 #[cfg(test)]
@@ -433,7 +474,7 @@ mod tests {
         };
         for _ in 0..200 {
             let mut random_polygon = |centre: f64| {
-                let points: Vec<[f64; 2]> = (0..8)
+                let mut points: Vec<[f64; 2]> = (0..8)
                     .map(|_| {
                         [
                             centre + rng.random_range(-1.0..1.0),
@@ -441,10 +482,13 @@ mod tests {
                         ]
                     })
                     .collect();
-                hull(&points)
+                let mut corners = Vec::new();
+                hull(&mut points, &mut corners);
+                corners
             };
             let (a, b) = (random_polygon(0.0), random_polygon(0.7));
-            let both = clip(&a, &b);
+            let (mut both, mut spare) = (Vec::new(), Vec::new());
+            clip(&a, &b, &mut both, &mut spare);
             for corner in &both {
                 assert!(inside(&a, corner, 1e-12) && inside(&b, corner, 1e-12));
             }

@@ -88,8 +88,9 @@ pub fn solve_cluster(
     // change moves them at most that much faster.
     let mut reach = vec![0.0_f64; bodies.len()];
     for row in &rows {
-        reach[row.a] = reach[row.a].max(row.reach.0);
-        reach[row.b] = reach[row.b].max(row.reach.1);
+        for (body, r) in row.reach {
+            reach[body] = reach[body].max(r);
+        }
     }
     let mut before: Vec<(Vec3, Vec3)> = Vec::with_capacity(bodies.len());
     let mut impulses: Vec<Vec3> = contacts.iter().map(|c| c.initial).collect();
@@ -142,67 +143,93 @@ pub fn solve_cluster(
 }
 
 /// A contact's share of the solve, precomputed: its relative velocity in its collision frame
-/// is `Fᵀ (v_a − v_b) + A_a ω_a + A_b ω_b`, and an impulse `Δ` in that frame changes the
-/// bodies' velocities by `L_a Δ`, `S_a Δ` (and `L_b Δ`, `S_b Δ`).
+/// is `Fᵀ (v_a − v_b) + A_a ω_a + A_b ω_b`, and an impulse `Δ` in that frame changes a body's
+/// velocity by `± F Δ / m` and its angular velocity by `S Δ`. A fixed or kinematic side's term
+/// does not change during the solve and is added once (`still`).
 struct Row {
-    a: usize,
-    b: usize,
+    frame: Mat3,
     frame_transpose: Mat3,
-    angular: (Mat3, Mat3),
-    linear_change: (Mat3, Mat3),
-    spin_change: (Mat3, Mat3),
+    /// The sides that move (at most two; `+` for body a, `−` for body b).
+    moving: [Option<Side>; 2],
+    /// The relative velocity the sides that do not move contribute.
+    still: Vec3,
     k: Mat3,
     k_inverse: Option<Mat3>,
-    /// How far the contact lies from each body's centre of mass.
-    reach: (f64, f64),
+    /// How far the contact lies from each body's centre of mass, with the body's index.
+    reach: [(usize, f64); 2],
+}
+
+/// One moving body's share of a [`Row`].
+struct Side {
+    body: usize,
+    /// +1 for the body the impulse acts on, −1 for the other.
+    sign: f64,
+    inverse_mass: f64,
+    /// Its angular velocity's contribution to the relative velocity (`± Fᵀ (ω × r)`).
+    angular: Mat3,
+    /// Its angular velocity change per unit impulse (`± I⁻¹ r̃ F`).
+    spin_change: Mat3,
 }
 
 impl Row {
     fn new(contact: &ClusterContact, bodies: &[ClusterBody]) -> Self {
-        let (a, b) = contact.bodies;
         let frame = contact.frame;
-        let (ra, rb) = (
-            contact.point - bodies[a].center_of_mass,
-            contact.point - bodies[b].center_of_mass,
-        );
-        let (ca, cb) = (cross_matrix(&ra), cross_matrix(&rb));
-        let world = bodies[a].collision_matrix(&ra) + bodies[b].collision_matrix(&rb);
-        let k = frame.transpose() * world * frame;
-        Self {
-            a,
-            b,
-            frame_transpose: frame.transpose(),
+        let frame_transpose = frame.transpose();
+        let mut k = Mat3::zeros();
+        let mut still = Vec3::zeros();
+        let mut moving = [None, None];
+        let mut reach = [(0, 0.0); 2];
+        for (slot, (index, sign)) in [(contact.bodies.0, 1.0), (contact.bodies.1, -1.0)]
+            .into_iter()
+            .enumerate()
+        {
+            let body = &bodies[index];
+            let r = contact.point - body.center_of_mass;
+            reach[slot] = (index, r.norm());
+            let r_cross = cross_matrix(&r);
             // ω × r = −r̃ ω.
-            angular: (-frame.transpose() * ca, frame.transpose() * cb),
-            linear_change: (
-                frame * bodies[a].inverse_mass,
-                -frame * bodies[b].inverse_mass,
-            ),
-            // I⁻¹ (r × F Δ).
-            spin_change: (
-                bodies[a].inverse_inertia * ca * frame,
-                -bodies[b].inverse_inertia * cb * frame,
-            ),
+            let angular = -(frame_transpose * r_cross) * sign;
+            if body.inverse_mass > 0.0 {
+                k += frame_transpose * body.collision_matrix(&r) * frame;
+                moving[slot] = Some(Side {
+                    body: index,
+                    sign,
+                    inverse_mass: body.inverse_mass,
+                    angular,
+                    spin_change: body.inverse_inertia * r_cross * frame * sign,
+                });
+            } else {
+                still += frame_transpose * body.velocity * sign + angular * body.angular_velocity;
+            }
+        }
+        Self {
+            frame,
+            frame_transpose,
+            moving,
+            still,
             k,
             k_inverse: k.try_inverse(),
-            reach: (ra.norm(), rb.norm()),
+            reach,
         }
     }
 
     fn velocity(&self, bodies: &[ClusterBody]) -> Vec3 {
-        let (a, b) = (&bodies[self.a], &bodies[self.b]);
-        self.frame_transpose * (a.velocity - b.velocity)
-            + self.angular.0 * a.angular_velocity
-            + self.angular.1 * b.angular_velocity
+        let mut u = self.still;
+        for side in self.moving.iter().flatten() {
+            let body = &bodies[side.body];
+            u += self.frame_transpose * body.velocity * side.sign
+                + side.angular * body.angular_velocity;
+        }
+        u
     }
 
     fn apply(&self, bodies: &mut [ClusterBody], change: &Vec3) {
-        let a = &mut bodies[self.a];
-        a.velocity += self.linear_change.0 * change;
-        a.angular_velocity += self.spin_change.0 * change;
-        let b = &mut bodies[self.b];
-        b.velocity += self.linear_change.1 * change;
-        b.angular_velocity += self.spin_change.1 * change;
+        let impulse = self.frame * change;
+        for side in self.moving.iter().flatten() {
+            let body = &mut bodies[side.body];
+            body.velocity += impulse * (side.sign * side.inverse_mass);
+            body.angular_velocity += side.spin_change * change;
+        }
     }
 }
 
