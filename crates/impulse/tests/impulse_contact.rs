@@ -136,7 +136,7 @@ fn v1_block_on_ramp_stops_where_theory_says() {
         // The thesis reports "slight creep" (Fig. 3.15); the issue allows 0.5 cm over the 3 s
         // after the stop. Measured one at a time: 0.20 cm (0.39 cm before partial reversals:
         // a corner's full reversal often falls outside the friction cone; docs/sources.md,
-        // Known limitations); in clusters 5e-5 cm at 1e-4 and 0.0014 cm at 1e-3.
+        // Known limitations); in clusters 3e-5 cm at 1e-4 and 2e-4 cm at 1e-3.
         assert!(run.creep.abs() < creep, "{case}: crept {} cm", run.creep);
         assert!(run.max_penetration <= epsilon, "{case}");
     }
@@ -267,7 +267,7 @@ fn dropped_box_comes_to_rest_and_stays() {
     for clusters in BOTH {
         // One at a time the box is held by one corner at a time, whose friction leaves it a
         // random walk (measured 0.0014–0.0037 cm at 1e-4 cm); in clusters by its four corners,
-        // stuck (measured 0.0002–0.0005 cm at a ten times coarser envelope).
+        // stuck (measured below 1e-15 cm at a ten times coarser envelope).
         let epsilon = match clusters {
             MicrocollisionClusters::Sequential => 1e-4,
             MicrocollisionClusters::Simultaneous => 1e-3,

@@ -1928,9 +1928,13 @@ const SETTLING_HOPS: f64 = 16.0;
 /// Most contacts a simultaneous cluster solve takes; larger clusters are answered one contact
 /// at a time.
 const MAX_CLUSTER_CONTACTS: usize = 256;
-/// A cluster solve stops when a sweep changes no contact's velocity by more than this share of
-/// the microcollision threshold speed, or after `MAX_CLUSTER_SWEEPS` sweeps.
-const CLUSTER_TOLERANCE: f64 = 1e-3;
+/// A cluster solve stops when a sweep changes no body's velocity at its contacts by more than
+/// this share of the microcollision threshold speed, or after `MAX_CLUSTER_SWEEPS` sweeps. A
+/// resting contact's next hop starts from what is left, a hundredth of the threshold at most.
+/// Measured (instructions per run, mean of 32 perturbed launches): dominos 310 M at 3e-3 and
+/// 277 M at 1e-2; the V1 block creeps 0.00019 cm in 3 s at 1e-2 (ε_c = 1e-3 cm), and a dropped
+/// box does not drift.
+const CLUSTER_TOLERANCE: f64 = 1e-2;
 const MAX_CLUSTER_SWEEPS: u32 = 1000;
 /// A contact a cluster solve settled approaches, at that instant, by at most this many times
 /// the solve's tolerance (what the sweeps leave); answering that as a collision would set off
