@@ -38,14 +38,6 @@ pub struct ClusterBody {
     pub angular_velocity: Vec3,
 }
 
-impl ClusterBody {
-    /// This body's share of the collision matrix at offset `r` (Mirtich eq. 3.4).
-    fn collision_matrix(&self, r: &Vec3) -> Mat3 {
-        let r_cross = cross_matrix(r);
-        Mat3::identity() * self.inverse_mass - r_cross * self.inverse_inertia * r_cross
-    }
-}
-
 /// A contact of a cluster: the impulse acts on `bodies.0`, its opposite on `bodies.1`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClusterContact {
@@ -186,17 +178,21 @@ impl Row {
             let body = &bodies[index];
             let r = contact.point - body.center_of_mass;
             reach[slot] = (index, r.norm());
-            let r_cross = cross_matrix(&r);
-            // ω × r = −r̃ ω.
-            let angular = -(frame_transpose * r_cross) * sign;
+            // With C = r̃ F: ω × r = −r̃ ω, so the angular velocity adds −Fᵀ r̃ ω = Cᵀ ω to the
+            // relative velocity; an impulse F Δ turns the body by I⁻¹ C Δ; and the body's share
+            // of the collision matrix in the contact's frame is Fᵀ (m⁻¹ 𝟙 − r̃ I⁻¹ r̃) F =
+            // m⁻¹ 𝟙 + Cᵀ I⁻¹ C (eq. 3.4; r̃ᵀ = −r̃).
+            let c = cross_matrix(&r) * frame;
+            let angular = c.transpose() * sign;
             if body.inverse_mass > 0.0 {
-                k += frame_transpose * body.collision_matrix(&r) * frame;
+                let turn = body.inverse_inertia * c;
+                k += Mat3::identity() * body.inverse_mass + c.transpose() * turn;
                 moving[slot] = Some(Side {
                     body: index,
                     sign,
                     inverse_mass: body.inverse_mass,
                     angular,
-                    spin_change: body.inverse_inertia * r_cross * frame * sign,
+                    spin_change: turn * sign,
                 });
             } else {
                 still += frame_transpose * body.velocity * sign + angular * body.angular_velocity;
@@ -300,6 +296,7 @@ fn unit(x: f64, y: f64) -> Option<(f64, f64)> {
 mod tests {
     use super::*;
     use crate::math::orthonormal_basis;
+    use crate::response::body_collision_matrix;
 
     fn frame(normal: Vec3) -> Mat3 {
         let n = normal.normalize();
@@ -401,7 +398,10 @@ mod tests {
         };
         let u0 = relative_velocity(&bodies, &contact);
         let ra = contact.point - bodies[0].center_of_mass;
-        let k = contact.frame.transpose() * bodies[0].collision_matrix(&ra) * contact.frame;
+        // Eq. 3.4 as `response::contact` writes it, a second derivation of the solve's K.
+        let body = &bodies[0];
+        let k_world = body_collision_matrix(body.inverse_mass, &body.inverse_inertia, &ra);
+        let k = contact.frame.transpose() * k_world * contact.frame;
         let expected = k.try_inverse().unwrap() * (contact.target - u0);
         let solution = solve_cluster(&mut bodies, std::slice::from_ref(&contact), 1e-12, 100);
         assert!(solution.converged);
