@@ -295,30 +295,31 @@ fn overlap(a: &[[f64; 2]], b: &[[f64; 2]], out: &mut Vec<[f64; 2]>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::ConvexPolyhedron;
+    use crate::collision::CollisionModel;
+    use crate::dynamics::PlacedShape;
+    use crate::geometry::Shape;
     use crate::math::Quat;
-    use std::sync::Arc;
 
+    /// A box of these half extents, as the collision model makes it.
     fn cuboid(h: Vec3) -> Convex {
-        let corners: Vec<Point> = (0..8)
-            .map(|i| {
-                Point::new(
-                    if i & 1 == 0 { -h.x } else { h.x },
-                    if i & 2 == 0 { -h.y } else { h.y },
-                    if i & 4 == 0 { -h.z } else { h.z },
-                )
-            })
-            .collect();
-        Convex::Polyhedron(Arc::new(ConvexPolyhedron::from_points(&corners).unwrap()))
+        let shape = PlacedShape::new(Shape::Box { half_extents: h });
+        CollisionModel::from_shapes(&[shape]).parts[0]
+            .convex
+            .clone()
     }
 
     /// The closest contact of a part resting on the ground plane z = 0 (normal +z from the
     /// ground b to the part a) at its lowest point.
     fn on_ground(lowest: Point) -> Closest {
+        above(lowest, Point::new(lowest.x, lowest.y, 0.0))
+    }
+
+    /// A contact with `point_a` of part a straight above `point_b` of part b.
+    fn above(point_a: Point, point_b: Point) -> Closest {
         Closest {
-            distance: lowest.z,
-            point_a: lowest,
-            point_b: Point::new(lowest.x, lowest.y, 0.0),
+            distance: point_a.z - point_b.z,
+            point_a,
+            point_b,
             normal: Vec3::z(),
             parts: (0, 0),
             features: None,
@@ -366,14 +367,7 @@ mod tests {
         let b = cuboid(Vec3::new(1.0, 1.0, 0.5));
         let pose_a = Pose::translation(1.0, 0.5, 1.0001);
         let pose_b = Pose::translation(0.0, 0.0, 0.0);
-        let closest = Closest {
-            distance: 1e-4,
-            point_a: Point::new(0.5, 0.5, 0.5001),
-            point_b: Point::new(0.5, 0.5, 0.5),
-            normal: Vec3::z(),
-            parts: (0, 0),
-            features: None,
-        };
+        let closest = above(Point::new(0.5, 0.5, 0.5001), Point::new(0.5, 0.5, 0.5));
         let found = sorted(manifold(&a, &pose_a, &b, &pose_b, &closest, 0.001));
         let expected = [[0.0, -0.5], [0.0, 1.0], [1.0, -0.5], [1.0, 1.0]];
         assert_eq!(found.len(), 4, "{found:?}");
@@ -428,14 +422,7 @@ mod tests {
         let table = cuboid(Vec3::new(5.0, 5.0, 1.0));
         let pose_table = Pose::translation(0.0, 0.0, -1.0);
         let pose_coin = Pose::translation(0.5, 0.0, 0.1002);
-        let closest = Closest {
-            distance: 2e-4,
-            point_a: Point::new(0.5, 0.0, 0.0002),
-            point_b: Point::new(0.5, 0.0, 0.0),
-            normal: Vec3::z(),
-            parts: (0, 0),
-            features: None,
-        };
+        let closest = above(Point::new(0.5, 0.0, 0.0002), Point::new(0.5, 0.0, 0.0));
         let points = manifold(&coin, &pose_coin, &table, &pose_table, &closest, 0.001);
         assert_eq!(points.len(), MAX_MANIFOLD_POINTS);
         for p in &points {
@@ -447,11 +434,7 @@ mod tests {
             nalgebra::Translation3::new(0.0, 0.0, 1.0002),
             Quat::from_axis_angle(&Vec3::y_axis(), std::f64::consts::FRAC_PI_2),
         );
-        let closest = Closest {
-            point_a: Point::new(0.0, 0.0, 0.0002),
-            point_b: Point::new(0.0, 0.0, 0.0),
-            ..closest
-        };
+        let closest = above(Point::new(0.0, 0.0, 0.0002), Point::origin());
         let points = manifold(&coin, &upright, &table, &pose_table, &closest, 0.001);
         // The side line: the bottom of the rim on both caps.
         assert_eq!(points.len(), 2, "{points:?}");
