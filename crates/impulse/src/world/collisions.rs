@@ -870,15 +870,7 @@ impl Collisions {
                     unexamined: None,
                 }
             }
-            _ => closest_parts(
-                &self.models[a],
-                &pose_a,
-                &self.models[b],
-                &pose_b,
-                &mut soonest,
-                self.caches.entry(p).or_default(),
-                &mut self.narrow,
-            ),
+            _ => self.search(p, &mut soonest, world),
         };
         let Some(&contact) = near.pairs.first() else {
             return Ok(());
@@ -1089,13 +1081,7 @@ impl Collisions {
         let (a, b) = p;
         let (ca, cb) = (self.colliders[a], self.colliders[b]);
         // Stop a cascade of responses that never ends at one instant.
-        if self.instant.0 == t {
-            self.instant.1 += 1;
-        } else {
-            self.instant = (t, 1);
-            self.sweeps.clear();
-        }
-        if self.instant.1 > 10_000 + 1_000 * self.colliders.len() as u64 {
+        if self.respond_at(t) > 10_000 + 1_000 * self.colliders.len() as u64 {
             return Err(SimulationError::NoProgress {
                 bodies: (world.name(ca), world.name(cb)),
                 time: t,
@@ -1337,7 +1323,7 @@ impl Collisions {
                 return Ok(false);
             }
         }
-        self.touching(p, contact, &mut scratch.contacts, world);
+        self.piece_contacts(p, contact, &mut scratch.contacts, world);
         let mut next = 0;
         while next < scratch.members.len() {
             let c = scratch.members[next];
@@ -1371,7 +1357,7 @@ impl Collisions {
                 {
                     return Ok(false);
                 }
-                self.touching(q, &closest, &mut scratch.contacts, world);
+                self.piece_contacts(q, &closest, &mut scratch.contacts, world);
                 if scratch.contacts.len() > MAX_CLUSTER_CONTACTS {
                     return Ok(false);
                 }
@@ -1508,19 +1494,16 @@ impl Collisions {
             warm.time = t;
             warm.points.clear();
         }
-        for ((c, &k), p_local) in scratch.problem.iter().zip(&scratch.sources).zip(impulses) {
-            let q = scratch.contacts[k].0;
-            if let Some(warm) = self.warm.get_mut(&q) {
-                warm.points.push((c.point, c.frame * p_local));
-            }
-        }
         scratch.taken.resize_with(scratch.members.len(), Vec::new);
         for ((c, &k), p_local) in scratch.problem.iter().zip(&scratch.sources).zip(impulses) {
+            let (q, closest) = &scratch.contacts[k];
+            let impulse = c.frame * p_local;
+            if let Some(warm) = self.warm.get_mut(q) {
+                warm.points.push((c.point, impulse));
+            }
             if *p_local == Vec3::zeros() {
                 continue;
             }
-            let (q, closest) = &scratch.contacts[k];
-            let impulse = c.frame * p_local;
             scratch.taken[c.bodies.0].push((impulse, c.point));
             scratch.taken[c.bodies.1].push((-impulse, c.point));
             self.touches.insert(*q, t);
@@ -1534,12 +1517,7 @@ impl Collisions {
                 impulse,
             });
         }
-        if self.instant.0 == t {
-            self.instant.1 += 1;
-        } else {
-            self.instant = (t, 1);
-            self.sweeps.clear();
-        }
+        self.respond_at(t);
         scratch.moved.clear();
         for (&m, impulses) in scratch.members.iter().zip(&scratch.taken) {
             if impulses.is_empty() || !self.free_body(m, world) {
@@ -1576,10 +1554,10 @@ impl Collisions {
         -u.dot(normal)
     }
 
-    /// Pushes pair `q`'s piece pairs within the envelope (`closest` the closest of them;
-    /// both colliders sampled): the closest alone for two single-part colliders, else every piece pair the
-    /// narrow phase finds within the envelope (a cap lying on a tray rests on several).
-    fn touching(
+    /// Pushes pair `q`'s piece pairs within the cluster's reach (`closest` the closest of them;
+    /// both colliders sampled): the closest alone for two single-part colliders, else every
+    /// piece pair the narrow phase finds that near (a cap lying on a tray rests on several).
+    fn piece_contacts(
         &mut self,
         q: Pair,
         closest: &Closest,
@@ -1591,22 +1569,45 @@ impl Collisions {
             out.push((q, *closest));
             return;
         }
-        let (ca, cb) = (self.colliders[q.0], self.colliders[q.1]);
-        let near = closest_parts(
-            &self.models[q.0],
-            &world.model_pose(ca),
-            &self.models[q.1],
-            &world.model_pose(cb),
-            &mut Slack(CLUSTER_REACH * epsilon),
-            self.caches.entry(q).or_default(),
-            &mut self.narrow,
-        );
+        let near = self.search(q, &mut Slack(CLUSTER_REACH * epsilon), world);
         out.extend(
             near.pairs
                 .iter()
                 .filter(|c| c.distance < CLUSTER_REACH * epsilon)
                 .map(|c| (q, *c)),
         );
+    }
+
+    /// The narrow phase's closest piece pairs of pair `q` where its colliders are now, and
+    /// those `beyond` asks for, from the pair's cache.
+    fn search<B: Beyond>(
+        &mut self,
+        q: Pair,
+        beyond: &mut B,
+        world: &Participants<'_>,
+    ) -> NearParts {
+        let (ca, cb) = (self.colliders[q.0], self.colliders[q.1]);
+        closest_parts(
+            &self.models[q.0],
+            &world.model_pose(ca),
+            &self.models[q.1],
+            &world.model_pose(cb),
+            beyond,
+            self.caches.entry(q).or_default(),
+            &mut self.narrow,
+        )
+    }
+
+    /// Counts a response at instant `t` and returns how many that instant has had (a new
+    /// instant forgets the last one's settled sweeps).
+    fn respond_at(&mut self, t: f64) -> u64 {
+        if self.instant.0 == t {
+            self.instant.1 += 1;
+        } else {
+            self.instant = (t, 1);
+            self.sweeps.clear();
+        }
+        self.instant.1
     }
 
     /// Adds collider `c` to a cluster being gathered at `t`, sampled there; false if it cannot
@@ -1648,19 +1649,9 @@ impl Collisions {
             return Ok(Some(contact));
         }
         self.counters.collision_checks += 1;
-        let (ca, cb) = (self.colliders[q.0], self.colliders[q.1]);
-        world.sample(ca, t)?;
-        world.sample(cb, t)?;
-        let cache = self.caches.entry(q).or_default();
-        let near = closest_parts(
-            &self.models[q.0],
-            &world.model_pose(ca),
-            &self.models[q.1],
-            &world.model_pose(cb),
-            &mut Slack(0.0),
-            cache,
-            &mut self.narrow,
-        );
+        world.sample(self.colliders[q.0], t)?;
+        world.sample(self.colliders[q.1], t)?;
+        let near = self.search(q, &mut Slack(0.0), world);
         let Some(&contact) = near.pairs.first() else {
             return Ok(None);
         };
