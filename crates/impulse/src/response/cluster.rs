@@ -15,15 +15,16 @@
 //! each contact in turn with the others' impulses held: with `w = u_i − K_ii P_i` the velocity
 //! it would have without its own impulse, its new impulse `P` satisfies, per contact,
 //!
-//! - the normal condition: `u_z ≥ target`, `P_z ≥ 0`, and `P_z (u_z − target) = 0`;
-//! - Coulomb's law at the resulting velocity: either stuck, `u_t = 0` with `|P_t| ≤ μ P_z`, or
-//!   sliding, `|P_t| = μ P_z` with `P_t` opposite to `u_t` (the exact cone, no pyramid).
+//! - the normal condition: `u_z ≥ target_z`, `P_z ≥ 0`, and `P_z (u_z − target_z) = 0`;
+//! - Coulomb's law at the resulting velocity, with the cone `|P_t| ≤ μ P_z` exact (no pyramid):
+//!   stuck at the tangential target where friction can hold it, else sliding with `|P_t| =
+//!   μ P_z` against the slip (see [`contact_impulse`] for how the direction is chosen).
 //!
-//! Sticking is one linear solve, `P = K_ii⁻¹ ((0, 0, target) − w)`. Sliding is one unknown, the
-//! angle φ of the friction impulse: on the cone's edge `P = P_z (μ cos φ, μ sin φ, 1)` the
-//! normal condition fixes `P_z`, and φ is the root of `(cos φ, sin φ) × u_t(φ) = 0` with `u_t`
-//! opposite to `(cos φ, sin φ)`, found by Newton's method from the sticking impulse's
-//! direction. Sweeps stop when no contact's velocity changes by more than the tolerance.
+//! Sticking is one linear solve, `P = K_ii⁻¹ (target − w)`. Sweeps start from each contact's
+//! `initial` impulse (the last solve's, a warm start) and stop when a sweep changes no body's
+//! velocity at its contacts by more than the tolerance: where contacts hold a body
+//! redundantly (a box's four corners) the impulses may still shift among them, but the motion
+//! is settled.
 
 use crate::math::{Mat3, Point, Vec3, cross_matrix};
 
@@ -62,13 +63,14 @@ pub struct ClusterContact {
 pub struct ClusterSolution {
     pub impulses: Vec<Vec3>,
     pub sweeps: u32,
-    /// Whether the last sweep changed no contact's velocity by more than the tolerance.
+    /// Whether the last sweep changed no body's velocity at its contacts by more than the
+    /// tolerance.
     pub converged: bool,
 }
 
 /// Solves the cluster's contacts together (see the module comment), updating the bodies'
-/// velocities. A sweep that changes no contact's velocity by more than `tolerance` (a speed)
-/// ends the solve; `max_sweeps` bounds it.
+/// velocities. A sweep that changes no body's velocity at its contacts by more than
+/// `tolerance` (a speed) ends the solve; `max_sweeps` bounds it.
 pub fn solve_cluster(
     bodies: &mut [ClusterBody],
     contacts: &[ClusterContact],
