@@ -395,8 +395,8 @@ fn run_example(run: &Run, variant: u32) -> (Row, String) {
     row.wall_time = started.elapsed().as_secs_f64();
     row.sim_time = scene.world.time();
     let counters = scene.world.counters();
-    row.collisions = counters.get("collisions").copied().unwrap_or(0);
-    row.microcollisions = counters.get("microcollisions").copied().unwrap_or(0);
+    row.collisions = counters.collisions;
+    row.microcollisions = counters.microcollisions;
     if let Err(error) = result {
         row.status = format!("error at t = {}: {error}", row.sim_time);
     }

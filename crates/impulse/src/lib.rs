@@ -26,6 +26,7 @@
 //! step flows through them.
 
 pub mod collision;
+pub(crate) mod contact;
 pub mod dynamics;
 pub mod geometry;
 pub mod integrate;

@@ -116,6 +116,7 @@ pub fn run<W: Write, E: Write>(
     let trajectory = &records.trajectory;
     let mut counters: std::collections::BTreeMap<String, u64> = world
         .counters()
+        .entries()
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();

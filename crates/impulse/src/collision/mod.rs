@@ -2,6 +2,7 @@
 //! shapes (GJK/EPA), per-body collision models and the narrow phase; broad phases, time-of-impact
 //! bounds and the collision heap (Mirtich ch. 2).
 
+pub mod bounds;
 pub mod gjk;
 pub mod heap;
 pub mod manifold;

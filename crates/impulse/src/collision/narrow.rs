@@ -40,6 +40,17 @@ pub struct Closest {
     pub features: Option<(Feature, Feature)>,
 }
 
+impl Closest {
+    /// Where a collision acts: midway between the closest points (which are up to ε apart
+    /// along the normal). Both bodies take their impulse at this one point, so a tangential
+    /// impulse exerts no net torque on the pair and angular momentum is conserved exactly; the
+    /// collision matrix and the relative velocity are taken there too. (The thesis leaves the
+    /// choice open.)
+    pub fn contact_point(&self) -> Point {
+        Point::from((self.point_a.coords + self.point_b.coords) / 2.0)
+    }
+}
+
 /// Per-body-pair memory of the last query, for coherence.
 #[derive(Clone, Debug, Default)]
 pub struct PairCache {

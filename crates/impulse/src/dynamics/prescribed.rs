@@ -67,6 +67,17 @@ impl PrescribedMotion {
         pose(position, orientation)
     }
 
+    /// Upper bound on the speed of the model origin at any time: the sum of absolute
+    /// components, which bounds the Euclidean norm and cannot overflow for finite vectors.
+    pub fn speed_bound(&self) -> f64 {
+        self.velocity.abs().sum()
+            + self
+                .oscillations
+                .iter()
+                .map(|o| o.amplitude.abs().sum() * TAU * o.frequency)
+                .sum::<f64>()
+    }
+
     /// Velocity of the model origin at time `t`.
     pub fn origin_velocity(&self, t: f64) -> Vec3 {
         let mut velocity = self.velocity;

@@ -6,268 +6,38 @@
 //! [`crate::dynamics::FreeFlight`]), so *where* `advance_to` stops — an output frame, a user's
 //! call — never changes the motion.
 
-mod collisions;
+mod boxes;
+mod clusters;
+mod colliders;
+mod counters;
+mod envelopes;
+mod error;
+mod event_loop;
+mod islands;
+mod materials;
+mod pair_check;
+mod respond;
+mod schedule;
+mod settings;
 mod sleep;
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt;
 
-pub use collisions::{BroadPhaseKind, LoopCounters};
-use collisions::{ColliderTable, Collisions, Participants, may_collide};
+use colliders::{Colliders, Participants, may_collide};
+pub use error::{AddBodyError, AddMultibodyError, SimulationError};
+use event_loop::EventLoop;
+pub use counters::{Counters, MultibodyCounters};
+pub(crate) use materials::MaterialTable;
+pub use settings::{
+    BroadPhaseKind, ContactModel, EnergyBound, MicrocollisionClusters, SettingsError, WorldSettings,
+};
 pub use sleep::Sleep;
 
 use crate::collision::{NarrowStats, PairCache, closest};
-use crate::dynamics::{BodyDesc, BodyError, BodyId, Material, MaterialError, RigidBody};
-use crate::integrate::{IntegrationError, Tolerance};
+use crate::dynamics::{BodyDesc, BodyId, Material, MaterialError, RigidBody};
 use crate::math::{Point, Vec3};
-use crate::multibody::{
-    BodyLookup, BuildError, Multibody, MultibodyDesc, MultibodyError, MultibodyId, Observations,
-};
+use crate::multibody::{BodyLookup, Multibody, MultibodyDesc, MultibodyId, Observations};
 use crate::response::{ResponseKind, RestitutionLaw};
-
-/// Which contact paradigm resolves contacts between bodies.
-///
-/// The seam for the constraint-based model (Baraff): `advance_to` dispatches on it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ContactModel {
-    /// Mirtich's impulse-based contact: every contact is a train of collisions (ch. 3).
-    #[default]
-    Impulse,
-}
-
-/// How the microcollisions of bodies resting on each other (a pile, a stack, a row of fallen
-/// dominos) are answered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum MicrocollisionClusters {
-    /// The thesis: one contact at a time; an impulse that makes a neighbouring contact
-    /// approach sets off a same-instant cascade of further responses.
-    #[default]
-    Sequential,
-    /// All contacts within the envelope of the bodies a microcollision reaches are answered
-    /// together by one simultaneous solve (`response::cluster`).
-    Simultaneous,
-}
-
-/// World-wide settings.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WorldSettings {
-    /// Gravitational acceleration.
-    pub gravity: Vec3,
-    /// Collision envelope ε_c: bodies closer than this are in contact (Mirtich §2.3).
-    pub collision_epsilon: f64,
-    /// Contact paradigm.
-    pub contact_model: ContactModel,
-    /// Error control of the rotational integration.
-    pub integrator: Tolerance,
-    /// Material of bodies that name none.
-    pub default_material: Material,
-    /// How collisions end (Stronge's energetic law by default).
-    pub restitution_law: RestitutionLaw,
-    /// Whether slow contacts within the envelope are microcollisions (Mirtich §3.5).
-    pub microcollisions: bool,
-    /// Restitution a microcollision reaches at the bottom of the envelope (the thesis's 5).
-    pub microcollision_max_restitution: f64,
-    /// Least separating normal speed a microcollision (reversal or boosted, or a contact of a
-    /// simultaneous cluster) leaves, as a fraction of the threshold speed √(2 g ε) scaled by
-    /// √(cos) of the angle between normal and gravity (0: the thesis's pure reversal). `None`:
-    /// ¼ for a contact answered alone, ½ in a simultaneous cluster ([`WorldSettings::rebound`]).
-    pub microcollision_rebound: Option<f64>,
-    /// How the microcollisions of bodies resting on each other are answered.
-    pub microcollision_clusters: MicrocollisionClusters,
-    /// Interval at which swept boxes are recomputed for the broad phase.
-    pub box_period: f64,
-    /// Broad phase.
-    pub broad_phase: BroadPhaseKind,
-    /// Deepest interpenetration tolerated before the run stops with an error (`None`: the
-    /// collision envelope).
-    pub max_penetration: Option<f64>,
-    /// When islands of slow bodies fall asleep.
-    pub sleep: Sleep,
-    /// How far the total energy may rise before the run stops with an error.
-    pub energy_bound: EnergyBound,
-}
-
-/// How far a run's total energy (kinetic, gravitational and spring energy of the dynamic bodies
-/// and multibodies) may rise above its value at the start before the run stops with
-/// [`SimulationError::EnergyGain`]: the check that turns a run pumping energy into a loud
-/// failure instead of a silently wrong answer. Checked at the end of every
-/// [`World::advance_to`], so it reads the state and never changes the motion.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub enum EnergyBound {
-    /// In a closed world — no kinematic bodies, no applied forces or torques, no controllers,
-    /// and Stronge's law (Poisson's may gain energy with friction) — nothing but microcollisions
-    /// can add energy: each throws a contact off at up to `e_max √(2 g ε)` (§3.5). The rise
-    /// may be at most ten times the kinetic energy of every dynamic body (and link) moving at
-    /// that speed, and at least a millionth of the start's kinetic plus absolute potential
-    /// energy (rounding, integration error). Open worlds are not checked.
-    #[default]
-    Auto,
-    /// Never checked.
-    Off,
-    /// At most this rise, whatever drives the world (in energy units).
-    Gain(f64),
-}
-
-impl Default for WorldSettings {
-    fn default() -> Self {
-        Self {
-            gravity: Vec3::new(0.0, 0.0, -9.81),
-            collision_epsilon: 1e-3,
-            contact_model: ContactModel::Impulse,
-            integrator: Tolerance::default(),
-            default_material: Material::default(),
-            restitution_law: RestitutionLaw::Stronge,
-            microcollisions: true,
-            microcollision_max_restitution: 5.0,
-            microcollision_rebound: None,
-            microcollision_clusters: MicrocollisionClusters::Simultaneous,
-            box_period: 0.02,
-            broad_phase: BroadPhaseKind::HierarchicalHash,
-            max_penetration: None,
-            sleep: Sleep::default(),
-            energy_bound: EnergyBound::Auto,
-        }
-    }
-}
-
-impl WorldSettings {
-    /// The microcollision rebound in effect for one contact answered alone (`cluster` false)
-    /// or for the contacts of a simultaneous cluster: the one set, else ¼ alone and ½ in a
-    /// cluster. One contact at a time, a rebound of ½ had a ball wedged under the triple
-    /// pendulum's mallet grind and a resting box creep twice as far; a cluster hops as one,
-    /// held by friction at all its contacts, and a higher hop means fewer of them (vibration
-    /// amplitude (rebound)² ε: ε/16 and ε/4). See docs/sources.md.
-    pub fn rebound(&self, cluster: bool) -> f64 {
-        self.microcollision_rebound
-            .unwrap_or(if cluster { 0.5 } else { 0.25 })
-    }
-
-    /// Checks every setting against its valid range (the same ranges the scene reader
-    /// enforces), naming the first that is out of it. Envelope against body size is checked
-    /// when the bodies are known, as the run starts ([`World::advance_to`]).
-    pub fn check(&self) -> Result<(), SettingsError> {
-        let positive = |x: f64| x.is_finite() && x > 0.0;
-        let fail = |setting: &'static str, expected: &'static str, found: String| {
-            Err(SettingsError {
-                setting,
-                expected,
-                found,
-            })
-        };
-        if !self.gravity.iter().all(|g| g.is_finite()) {
-            return fail("gravity", "a finite vector", format!("{:?}", self.gravity));
-        }
-        if !positive(self.collision_epsilon) {
-            return fail(
-                "collision_epsilon",
-                "a positive finite length",
-                self.collision_epsilon.to_string(),
-            );
-        }
-        let tolerance = &self.integrator;
-        if !(positive(tolerance.relative) && positive(tolerance.absolute)) {
-            return fail(
-                "integrator",
-                "positive finite relative and absolute tolerances",
-                format!("{} and {}", tolerance.relative, tolerance.absolute),
-            );
-        }
-        if !(tolerance.max_step > 0.0
-            && tolerance.min_step.is_finite()
-            && (0.0..tolerance.max_step).contains(&tolerance.min_step))
-        {
-            return fail(
-                "integrator",
-                "0 ≤ min_step < max_step, max_step positive",
-                format!(
-                    "min_step {} and max_step {}",
-                    tolerance.min_step, tolerance.max_step
-                ),
-            );
-        }
-        if let Err(error) = self.default_material.check() {
-            return fail("default_material", error.what, error.value.to_string());
-        }
-        let boost = self.microcollision_max_restitution;
-        if !(boost.is_finite() && boost >= 1.0) {
-            return fail(
-                "microcollision_max_restitution",
-                "a restitution of at least 1 (the boost at the bottom of the envelope)",
-                boost.to_string(),
-            );
-        }
-        if let Some(rebound) = self.microcollision_rebound
-            && !(0.0..=1.0).contains(&rebound)
-        {
-            return fail(
-                "microcollision_rebound",
-                "a fraction of the threshold speed from 0 to 1",
-                rebound.to_string(),
-            );
-        }
-        if !positive(self.box_period) {
-            return fail(
-                "box_period",
-                "a positive finite time",
-                self.box_period.to_string(),
-            );
-        }
-        if let Some(depth) = self.max_penetration
-            && !positive(depth)
-        {
-            return fail(
-                "max_penetration",
-                "a positive finite depth",
-                depth.to_string(),
-            );
-        }
-        if let EnergyBound::Gain(gain) = self.energy_bound
-            && !(gain.is_finite() && gain >= 0.0)
-        {
-            return fail(
-                "energy_bound",
-                "a finite energy rise of at least 0",
-                gain.to_string(),
-            );
-        }
-        if !positive(self.sleep.time) {
-            return fail(
-                "sleep.time",
-                "a positive finite time",
-                self.sleep.time.to_string(),
-            );
-        }
-        if let Some(speed) = self.sleep.speed
-            && !positive(speed)
-        {
-            return fail("sleep.speed", "a positive finite speed", speed.to_string());
-        }
-        Ok(())
-    }
-}
-
-/// A world setting out of its valid range.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SettingsError {
-    /// The setting (a field of [`WorldSettings`]).
-    pub setting: &'static str,
-    /// What it must be.
-    pub expected: &'static str,
-    /// What it was.
-    pub found: String,
-}
-
-impl fmt::Display for SettingsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "world setting `{}`: expected {}, found {}",
-            self.setting, self.expected, self.found
-        )
-    }
-}
-
-impl std::error::Error for SettingsError {}
 
 /// Something that collides: a rigid body, or a link of a multibody.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -320,152 +90,6 @@ impl Energy {
     }
 }
 
-/// A simulation that cannot continue.
-#[derive(Clone, Debug, PartialEq)]
-pub enum SimulationError {
-    /// A body's state became NaN or infinite.
-    NonFinite { body: String, time: f64 },
-    /// A body's rotation could not be integrated.
-    Integration {
-        body: String,
-        error: IntegrationError,
-    },
-    /// `advance_to` was asked to go back in time.
-    TimeReversal { now: f64, requested: f64 },
-    /// Two bodies overlap deeper than allowed.
-    Penetration {
-        bodies: (String, String),
-        depth: f64,
-        time: f64,
-    },
-    /// Collisions at one instant keep triggering each other without end.
-    NoProgress { bodies: (String, String), time: f64 },
-    /// Bodies move too fast for their collision checks to advance time.
-    TooFast {
-        bodies: (String, String),
-        time: f64,
-        events: u64,
-    },
-    /// The total energy rose above its value at the start by more than
-    /// [`WorldSettings::energy_bound`] allows.
-    EnergyGain {
-        /// The rise.
-        gain: f64,
-        /// The rise allowed.
-        allowed: f64,
-        time: f64,
-        /// The body or link with the most kinetic energy then.
-        fastest: String,
-    },
-    /// A setting is out of its range, or the collision envelope is not smaller than the
-    /// smallest dynamic body (checked as the run starts).
-    Settings(SettingsError),
-    /// A multibody could not go on (names the joint and the time).
-    Multibody {
-        multibody: String,
-        error: MultibodyError,
-    },
-}
-
-impl fmt::Display for SimulationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NonFinite { body, time } => write!(
-                f,
-                "body `{body}`: its state stopped being finite at t = {time}"
-            ),
-            Self::Integration { body, error } => write!(f, "body `{body}`: {error}"),
-            Self::TimeReversal { now, requested } => write!(
-                f,
-                "cannot advance to t = {requested}: the world is at t = {now}, and time must move forward to a finite value"
-            ),
-            Self::Penetration {
-                bodies,
-                depth,
-                time,
-            } => write!(
-                f,
-                "bodies `{}` and `{}` interpenetrate by {depth:e} at t = {time}, more than allowed",
-                bodies.0, bodies.1
-            ),
-            Self::Settings(error) => error.fmt(f),
-            Self::EnergyGain {
-                gain,
-                allowed,
-                time,
-                fastest,
-            } => write!(
-                f,
-                "the total energy rose by {} above its value at the start (at most {} allowed, \
-                 see `energy_bound`) at t = {time}; `{fastest}` has the most kinetic energy",
-                crate::math::readable(*gain),
-                crate::math::readable(*allowed)
-            ),
-            Self::Multibody { multibody, error } => write!(f, "multibody `{multibody}`, {error}"),
-            Self::NoProgress { bodies, time } => write!(
-                f,
-                "collisions between `{}` and `{}` keep setting off others at t = {time} without end (a resting stack too tall for impulse-based contact?)",
-                bodies.0, bodies.1
-            ),
-            Self::TooFast {
-                bodies,
-                time,
-                events,
-            } => write!(
-                f,
-                "`{}` and `{}` move too fast to simulate at t = {time}: {events} collision \
-                 checks advanced time by less than {:e} of itself (is a speed, spin \
-                 or gravity far too large?)",
-                bodies.0,
-                bodies.1,
-                collisions::STALL_SPAN
-            ),
-        }
-    }
-}
-
-impl std::error::Error for SimulationError {}
-
-/// Why a body could not be added.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AddBodyError {
-    /// Another body has the same name.
-    DuplicateName(String),
-    /// The description is invalid.
-    Body { name: String, error: BodyError },
-}
-
-impl fmt::Display for AddBodyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::DuplicateName(name) => write!(f, "a body named `{name}` already exists"),
-            Self::Body { name, error } => write!(f, "body `{name}`: {error}"),
-        }
-    }
-}
-
-impl std::error::Error for AddBodyError {}
-
-/// Why a multibody could not be added.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AddMultibodyError {
-    /// Another multibody has the same name.
-    DuplicateName(String),
-    /// The description is invalid.
-    Build { name: String, error: BuildError },
-}
-
-impl fmt::Display for AddMultibodyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::DuplicateName(name) => write!(f, "a multibody named `{name}` already exists"),
-            Self::Build { name, error } => write!(f, "multibody `{name}`: {error}"),
-        }
-    }
-}
-
-impl std::error::Error for AddMultibodyError {}
-
 /// A rigid-body world.
 #[derive(Debug)]
 pub struct World {
@@ -478,7 +102,7 @@ pub struct World {
     /// Friction and restitution for pairs of named materials (ordered names).
     material_pairs: BTreeMap<(String, String), Material>,
     /// Collision detection and response state.
-    collisions: Collisions,
+    collisions: EventLoop,
     /// Articulated multibodies (advanced after the free bodies; see `advance_multibodies`).
     multibodies: Vec<Multibody>,
     /// What the multibodies' controllers see of each other.
@@ -501,7 +125,7 @@ impl World {
             names: HashMap::new(),
             pair_materials: BTreeMap::new(),
             material_pairs: BTreeMap::new(),
-            collisions: Collisions::new(),
+            collisions: EventLoop::new(),
             multibodies: Vec::new(),
             observations: Observations::default(),
             energy_start: 0.0,
@@ -704,13 +328,7 @@ impl World {
 
     /// Display name of a collider: the body's name, or `multibody/link`.
     pub fn collider_name(&self, c: Collider) -> String {
-        match c {
-            Collider::Body(id) => self.bodies[id.0].name().to_string(),
-            Collider::Link(m, l) => {
-                let multibody = &self.multibodies[m.0];
-                format!("{}/{}", multibody.name(), multibody.tree().links()[l].name)
-            }
-        }
+        colliders::collider_name(c, &self.bodies, &self.multibodies)
     }
 
     /// Advances the world to time `t`: processes every collision event up to `t` in time order,
@@ -886,22 +504,12 @@ impl World {
     /// the pairs that could collide (at least one responds to impulses; not two links of one
     /// multibody, nor a root link and the body it hangs from).
     pub fn interpenetrations(&self) -> Vec<Interpenetration> {
-        let table = ColliderTable::new(&self.bodies, &self.multibodies);
-        let poses: Vec<crate::math::Pose> = table
-            .colliders
-            .iter()
-            .map(|&c| match c {
-                Collider::Body(id) => self.bodies[id.0].model_pose(),
-                Collider::Link(m, l) => self.multibodies[m.0].link_model_pose(l),
-            })
+        let table = Colliders::new(&self.bodies, &self.multibodies);
+        let poses: Vec<crate::math::Pose> = (0..table.len())
+            .map(|c| colliders::collider_pose(table.kind(c), &self.bodies, &self.multibodies))
             .collect();
-        let dynamic: Vec<bool> = table
-            .colliders
-            .iter()
-            .map(|&c| match c {
-                Collider::Body(id) => self.bodies[id.0].is_dynamic(),
-                Collider::Link(..) => true,
-            })
+        let dynamic: Vec<bool> = (0..table.len())
+            .map(|c| colliders::collider_is_dynamic(table.kind(c), &self.bodies))
             .collect();
         let boxes: Vec<Option<crate::geometry::Aabb>> = table
             .models
@@ -915,13 +523,13 @@ impl World {
                 }
             })
             .collect();
-        let n = table.colliders.len();
+        let n = table.len();
         let mut found = Vec::new();
         for i in 0..n {
             for j in i + 1..n {
                 let eligible = may_collide(
-                    (table.colliders[i], table.colliders[j]),
-                    (table.anchors[i], table.anchors[j]),
+                    (table.kind(i), table.kind(j)),
+                    (table.hung_from[i], table.hung_from[j]),
                     (i, j),
                     dynamic[i] || dynamic[j],
                 );
@@ -945,7 +553,7 @@ impl World {
                     && c.distance < 0.0
                 {
                     found.push(Interpenetration {
-                        colliders: (table.colliders[i], table.colliders[j]),
+                        colliders: (table.kind(i), table.kind(j)),
                         depth: -c.distance,
                     });
                 }
@@ -973,49 +581,35 @@ impl World {
         }
     }
 
-    /// Event and work counters, by name.
-    pub fn counters(&self) -> BTreeMap<&'static str, u64> {
+    /// Event and work counters.
+    pub fn counters(&self) -> Counters {
         let (accepted, rejected) = self
             .bodies
             .iter()
             .map(|b| b.integrator_steps())
             .fold((0, 0), |(a, r), (x, y)| (a + x, r + y));
-        let c = &self.collisions.counters;
-        let n = &self.collisions.narrow;
-        let mut counters = BTreeMap::from([
-            ("integrator_steps", accepted),
-            ("integrator_rejected_steps", rejected),
-            ("collision_checks", c.collision_checks),
-            ("heap_events", c.heap_events),
-            ("broad_phase_pairs", c.broad_phase_pairs),
-            ("box_refreshes", c.box_refreshes),
-            ("collisions", c.collisions),
-            ("microcollisions", c.microcollisions),
-            ("boosted_microcollisions", c.boosted_microcollisions),
-            ("partial_reversals", c.partial_reversals),
-            ("collision_integration_steps", c.collision_integration_steps),
-            ("cascade_responses", c.cascade_responses),
-            ("extrapolated_sweeps", c.extrapolated_sweeps),
-            ("cluster_solves", c.cluster_solves),
-            ("cluster_sweeps", c.cluster_sweeps),
-            ("cluster_fallbacks", c.cluster_fallbacks),
-            ("sleeps", c.sleeps),
-            ("wakes", c.wakes),
-            ("narrow_part_queries", n.part_queries),
-            ("vclip_fallbacks", n.vclip_fallbacks),
-            ("flat_face_contacts", n.flat_face_contacts),
-            ("curved_contacts", n.curved_contacts),
-        ]);
-        if !self.multibodies.is_empty() {
+        let n = &self.collisions.checks.narrow;
+        let multibody = (!self.multibodies.is_empty()).then(|| {
             let sum = |k: fn((u64, u64, u64, u64)) -> u64| -> u64 {
                 self.multibodies.iter().map(|m| k(m.counters())).sum()
             };
-            counters.insert("multibody_integrator_steps", sum(|c| c.0));
-            counters.insert("multibody_integrator_rejected_steps", sum(|c| c.1));
-            counters.insert("controller_updates", sum(|c| c.2));
-            counters.insert("multibody_impulses", sum(|c| c.3));
+            MultibodyCounters {
+                integrator_steps: sum(|c| c.0),
+                integrator_rejected_steps: sum(|c| c.1),
+                controller_updates: sum(|c| c.2),
+                impulses: sum(|c| c.3),
+            }
+        });
+        Counters {
+            integrator_steps: accepted,
+            integrator_rejected_steps: rejected,
+            narrow_part_queries: n.part_queries,
+            vclip_fallbacks: n.vclip_fallbacks,
+            flat_face_contacts: n.flat_face_contacts,
+            curved_contacts: n.curved_contacts,
+            multibody,
+            ..self.collisions.counters
         }
-        counters
     }
 }
 
@@ -1033,93 +627,6 @@ pub(crate) fn advance_body(body: &mut RigidBody, t: f64) -> Result<(), Simulatio
         });
     }
     Ok(())
-}
-
-/// Contact materials, looked up without touching the bodies (so the loop can move them).
-///
-/// Material names are resolved to indices once, when the table is built: a lookup at each
-/// collision compares no strings and allocates nothing.
-pub(crate) struct MaterialTable<'a> {
-    /// Each body's material, and the index of its material's name among those that appear in
-    /// a material-pair override (`None`: no override names it).
-    bodies: Vec<(Material, Option<usize>)>,
-    /// Per multibody, per link.
-    links: Vec<Vec<(Material, Option<usize>)>>,
-    pair_materials: &'a BTreeMap<(BodyId, BodyId), Material>,
-    /// The material-pair overrides, by name index, `names × names` (both orders filled).
-    material_pairs: Vec<Option<Material>>,
-    names: usize,
-}
-
-impl<'a> MaterialTable<'a> {
-    fn new(
-        bodies: &[RigidBody],
-        multibodies: &[Multibody],
-        pair_materials: &'a BTreeMap<(BodyId, BodyId), Material>,
-        material_pairs: &BTreeMap<(String, String), Material>,
-    ) -> Self {
-        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-        for (a, b) in material_pairs.keys() {
-            for name in [a, b] {
-                let next = index.len();
-                index.entry(name.as_str()).or_insert(next);
-            }
-        }
-        let names = index.len();
-        let mut pairs = vec![None; names * names];
-        for ((a, b), material) in material_pairs {
-            let (i, j) = (index[a.as_str()], index[b.as_str()]);
-            pairs[i * names + j] = Some(*material);
-            pairs[j * names + i] = Some(*material);
-        }
-        let named = |name: Option<&str>| name.and_then(|n| index.get(n).copied());
-        Self {
-            bodies: bodies
-                .iter()
-                .map(|b| (b.material(), named(b.material_name())))
-                .collect(),
-            links: multibodies
-                .iter()
-                .map(|m| {
-                    m.tree()
-                        .links()
-                        .iter()
-                        .map(|l| (l.material, named(l.material_name.as_deref())))
-                        .collect()
-                })
-                .collect(),
-            pair_materials,
-            material_pairs: pairs,
-            names,
-        }
-    }
-
-    fn of(&self, c: Collider) -> &(Material, Option<usize>) {
-        match c {
-            Collider::Body(id) => &self.bodies[id.0],
-            Collider::Link(m, l) => &self.links[m.0][l],
-        }
-    }
-
-    /// A per-body-pair override, else a per-material-pair override, else the mean.
-    pub(crate) fn between(&self, a: Collider, b: Collider) -> Material {
-        if let (Collider::Body(a), Collider::Body(b)) = (a, b)
-            && let Some(m) = self.pair_materials.get(&(a.min(b), a.max(b)))
-        {
-            return *m;
-        }
-        let (ma, na) = self.of(a);
-        let (mb, nb) = self.of(b);
-        if let (Some(i), Some(j)) = (na, nb)
-            && let Some(m) = self.material_pairs[i * self.names + j]
-        {
-            return m;
-        }
-        Material {
-            friction: 0.5 * (ma.friction + mb.friction),
-            restitution: 0.5 * (ma.restitution + mb.restitution),
-        }
-    }
 }
 
 #[cfg(test)]

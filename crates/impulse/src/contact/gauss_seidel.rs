@@ -1,4 +1,4 @@
-//! Simultaneous microcollisions: one impulse solve for a cluster of resting contacts.
+//! Projected Gauss–Seidel: the simultaneous impulses of a cluster of resting contacts.
 //!
 //! The thesis answers resting contact one contact at a time (§3.5), and where bodies rest on
 //! each other an impulse at one contact makes its neighbours approach at the same instant: a
@@ -26,57 +26,18 @@
 //! redundantly (a box's four corners) the impulses may still shift among them, but the motion
 //! is settled.
 
-use crate::math::{Mat3, Point, Vec3, cross_matrix};
-
-/// A body of a cluster, in world coordinates. Fixed and kinematic bodies have zero inverse
-/// mass and inertia (and their prescribed velocities).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClusterBody {
-    pub inverse_mass: f64,
-    pub inverse_inertia: Mat3,
-    pub center_of_mass: Point,
-    pub velocity: Vec3,
-    pub angular_velocity: Vec3,
-}
-
-/// A contact of a cluster: the impulse acts on `bodies.0`, its opposite on `bodies.1`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClusterContact {
-    pub bodies: (usize, usize),
-    /// Contact point, world frame.
-    pub point: Point,
-    /// The collision frame: columns tangent, tangent, normal (from `bodies.1` to `bodies.0`).
-    pub frame: Mat3,
-    pub friction: f64,
-    /// The velocity the contact is to leave with (collision frame): its normal part is the
-    /// least speed to separate at, its tangential part what friction holds it to while it can.
-    pub target: Vec3,
-    /// Where the sweeps start from (collision frame): the impulse the contact took at the
-    /// cluster's last solve, if that was recent (warm start: a resting pile takes much the same
-    /// impulses hop after hop), else zero. It changes how fast the solve settles, not what it
-    /// settles to.
-    pub initial: Vec3,
-}
-
-/// The impulses found, in each contact's collision frame, and how the sweeps ended.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClusterSolution {
-    pub impulses: Vec<Vec3>,
-    pub sweeps: u32,
-    /// Whether the last sweep changed no body's velocity at its contacts by more than the
-    /// tolerance.
-    pub converged: bool,
-}
+use super::{ContactBody, ContactPoint, ContactSolution};
+use crate::math::{Mat3, Vec3, cross_matrix};
 
 /// Solves the cluster's contacts together (see the module comment), updating the bodies'
 /// velocities. A sweep that changes no body's velocity at its contacts by more than
 /// `tolerance` (a speed) ends the solve; `max_sweeps` bounds it.
-pub fn solve_cluster(
-    bodies: &mut [ClusterBody],
-    contacts: &[ClusterContact],
+pub(crate) fn solve(
+    bodies: &mut [ContactBody],
+    contacts: &[ContactPoint],
     tolerance: f64,
     max_sweeps: u32,
-) -> ClusterSolution {
+) -> ContactSolution {
     let rows: Vec<Row> = contacts.iter().map(|c| Row::new(c, bodies)).collect();
     // How far each body's contact points lie from its centre of mass: an angular velocity
     // change moves them at most that much faster.
@@ -129,7 +90,7 @@ pub fn solve_cluster(
             .fold(0.0, f64::max);
         converged = largest <= tolerance;
     }
-    ClusterSolution {
+    ContactSolution {
         impulses,
         sweeps,
         converged,
@@ -166,7 +127,7 @@ struct Side {
 }
 
 impl Row {
-    fn new(contact: &ClusterContact, bodies: &[ClusterBody]) -> Self {
+    fn new(contact: &ContactPoint, bodies: &[ContactBody]) -> Self {
         let frame = contact.frame;
         let frame_transpose = frame.transpose();
         let mut k = Mat3::zeros();
@@ -211,7 +172,7 @@ impl Row {
         }
     }
 
-    fn velocity(&self, bodies: &[ClusterBody]) -> Vec3 {
+    fn velocity(&self, bodies: &[ContactBody]) -> Vec3 {
         let mut u = self.still;
         for side in self.moving.iter().flatten() {
             let body = &bodies[side.body];
@@ -221,7 +182,7 @@ impl Row {
         u
     }
 
-    fn apply(&self, bodies: &mut [ClusterBody], change: &Vec3) {
+    fn apply(&self, bodies: &mut [ContactBody], change: &Vec3) {
         let impulse = self.frame * change;
         for side in self.moving.iter().flatten() {
             let body = &mut bodies[side.body];
@@ -249,7 +210,7 @@ impl Row {
 /// two directions are blended. Where friction along `d` would take away most of what the normal
 /// impulse raises (`(K (μ d, 1))_z` below half of `K_zz`, near Painlevé's paradox) the rise is
 /// taken as half of `K_zz`: the target is not quite met, and the next sweep goes on.
-pub fn contact_impulse(
+pub(crate) fn contact_impulse(
     k: &Mat3,
     k_inverse: &Mat3,
     w: &Vec3,
@@ -297,7 +258,7 @@ fn unit(x: f64, y: f64) -> Option<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::orthonormal_basis;
+    use crate::math::{Point, orthonormal_basis};
     use crate::response::body_collision_matrix;
 
     fn frame(normal: Vec3) -> Mat3 {
@@ -306,8 +267,8 @@ mod tests {
         Mat3::from_columns(&[t1, t2, n])
     }
 
-    fn fixed() -> ClusterBody {
-        ClusterBody {
+    fn fixed() -> ContactBody {
+        ContactBody {
             inverse_mass: 0.0,
             inverse_inertia: Mat3::zeros(),
             center_of_mass: Point::origin(),
@@ -317,10 +278,10 @@ mod tests {
     }
 
     /// A box of mass `m` and sides `size` at `center`, axes along the world's.
-    fn block(m: f64, size: Vec3, center: Point, velocity: Vec3, spin: Vec3) -> ClusterBody {
+    fn block(m: f64, size: Vec3, center: Point, velocity: Vec3, spin: Vec3) -> ContactBody {
         let s2 = size.component_mul(&size);
         let inertia = Vec3::new(s2.y + s2.z, s2.x + s2.z, s2.x + s2.y) * (m / 12.0);
-        ClusterBody {
+        ContactBody {
             inverse_mass: 1.0 / m,
             inverse_inertia: Mat3::from_diagonal(&inertia.map(|i| 1.0 / i)),
             center_of_mass: center,
@@ -329,16 +290,16 @@ mod tests {
         }
     }
 
-    fn point_velocity(body: &ClusterBody, r: &Vec3) -> Vec3 {
+    fn point_velocity(body: &ContactBody, r: &Vec3) -> Vec3 {
         body.velocity + body.angular_velocity.cross(r)
     }
 
-    fn apply(body: &mut ClusterBody, impulse: &Vec3, r: &Vec3) {
+    fn apply(body: &mut ContactBody, impulse: &Vec3, r: &Vec3) {
         body.velocity += impulse * body.inverse_mass;
         body.angular_velocity += body.inverse_inertia * r.cross(impulse);
     }
 
-    fn relative_velocity(bodies: &[ClusterBody], c: &ClusterContact) -> Vec3 {
+    fn relative_velocity(bodies: &[ContactBody], c: &ContactPoint) -> Vec3 {
         let (a, b) = (&bodies[c.bodies.0], &bodies[c.bodies.1]);
         let u = point_velocity(a, &(c.point - a.center_of_mass))
             - point_velocity(b, &(c.point - b.center_of_mass));
@@ -346,7 +307,7 @@ mod tests {
     }
 
     /// Every contact meets its normal condition and Coulomb's law at the final velocities.
-    fn assert_solution(bodies: &[ClusterBody], contacts: &[ClusterContact], p: &[Vec3]) {
+    fn assert_solution(bodies: &[ContactBody], contacts: &[ContactPoint], p: &[Vec3]) {
         for (c, p) in contacts.iter().zip(p) {
             let u = relative_velocity(bodies, c);
             let tol = 1e-7;
@@ -390,7 +351,7 @@ mod tests {
             ),
             fixed(),
         ];
-        let contact = ClusterContact {
+        let contact = ContactPoint {
             bodies: (0, 1),
             point: Point::new(0.5, 1.0, 0.0),
             frame: frame(Vec3::z()),
@@ -405,7 +366,7 @@ mod tests {
         let k_world = body_collision_matrix(body.inverse_mass, &body.inverse_inertia, &ra);
         let k = contact.frame.transpose() * k_world * contact.frame;
         let expected = k.try_inverse().unwrap() * (contact.target - u0);
-        let solution = solve_cluster(&mut bodies, std::slice::from_ref(&contact), 1e-12, 100);
+        let solution = solve(&mut bodies, std::slice::from_ref(&contact), 1e-12, 100);
         assert!(solution.converged);
         assert!((solution.impulses[0] - expected).norm() < 1e-12 * expected.norm());
         assert_solution(&bodies, &[contact], &solution.impulses);
@@ -413,7 +374,7 @@ mod tests {
 
     /// Three blocks stacked on the ground, each contact off-centre so that the contacts couple
     /// through rotation, all able to stick (μ = 5).
-    fn stuck_stack() -> (Vec<ClusterBody>, Vec<ClusterContact>) {
+    fn stuck_stack() -> (Vec<ContactBody>, Vec<ContactPoint>) {
         let size = Vec3::new(1.0, 1.0, 0.5);
         let bodies = vec![
             fixed(),
@@ -439,13 +400,13 @@ mod tests {
                 Vec3::zeros(),
             ),
         ];
-        let contacts: Vec<ClusterContact> = [
+        let contacts: Vec<ContactPoint> = [
             (1, 0, Point::new(0.3, 0.2, 0.0), 0.1),
             (2, 1, Point::new(-0.2, 0.3, 0.5), 0.05),
             (3, 2, Point::new(0.2, -0.3, 1.0), 0.02),
         ]
         .into_iter()
-        .map(|(a, b, point, target)| ClusterContact {
+        .map(|(a, b, point, target)| ContactPoint {
             bodies: (a, b),
             point,
             frame: frame(Vec3::new(0.1, -0.05, 1.0)),
@@ -463,16 +424,16 @@ mod tests {
         // the sweeps reach the same velocities (to their tolerance) in fewer sweeps.
         let (mut cold, contacts) = stuck_stack();
         let mut warm = cold.clone();
-        let first = solve_cluster(&mut cold, &contacts, 1e-9, 10_000);
-        let started: Vec<ClusterContact> = contacts
+        let first = solve(&mut cold, &contacts, 1e-9, 10_000);
+        let started: Vec<ContactPoint> = contacts
             .iter()
             .zip(&first.impulses)
-            .map(|(c, p)| ClusterContact {
+            .map(|(c, p)| ContactPoint {
                 initial: p * 0.9,
                 ..c.clone()
             })
             .collect();
-        let second = solve_cluster(&mut warm, &started, 1e-9, 10_000);
+        let second = solve(&mut warm, &started, 1e-9, 10_000);
         assert!(first.converged && second.converged);
         assert!(
             second.sweeps < first.sweeps,
@@ -526,7 +487,7 @@ mod tests {
                 .flat_map(|(c, u)| [-u.x, -u.y, c.target.z - u.z]),
         );
         let dense = a.lu().solve(&rhs).unwrap();
-        let solution = solve_cluster(&mut bodies, &contacts, 1e-13, 10_000);
+        let solution = solve(&mut bodies, &contacts, 1e-13, 10_000);
         assert!(solution.converged, "{} sweeps", solution.sweeps);
         for i in 0..n {
             let expected = Vec3::new(dense[3 * i], dense[3 * i + 1], dense[3 * i + 2]);
@@ -549,7 +510,7 @@ mod tests {
         let (m, r) = (2.0, 0.5);
         let inertia = 0.4 * m * r * r;
         let mut bodies = vec![
-            ClusterBody {
+            ContactBody {
                 inverse_mass: 1.0 / m,
                 inverse_inertia: Mat3::identity() / inertia,
                 center_of_mass: Point::new(0.0, 0.0, r),
@@ -558,7 +519,7 @@ mod tests {
             },
             fixed(),
         ];
-        let contact = ClusterContact {
+        let contact = ContactPoint {
             bodies: (0, 1),
             point: Point::origin(),
             frame: Mat3::identity(),
@@ -566,7 +527,7 @@ mod tests {
             target: Vec3::new(0.0, 0.0, 0.05),
             initial: Vec3::zeros(),
         };
-        let solution = solve_cluster(&mut bodies, std::slice::from_ref(&contact), 1e-12, 100);
+        let solution = solve(&mut bodies, std::slice::from_ref(&contact), 1e-12, 100);
         let slip = Vec3::new(3.0, 1.0, 0.0).normalize();
         let expected = Vec3::new(0.0, 0.0, 0.3) - slip * 0.06;
         assert!(
@@ -581,10 +542,10 @@ mod tests {
     fn random_cluster(
         rng: &mut rand_pcg::Pcg64,
         grounded: bool,
-    ) -> (Vec<ClusterBody>, Vec<ClusterContact>) {
+    ) -> (Vec<ContactBody>, Vec<ContactPoint>) {
         use rand::Rng;
         let n = rng.random_range(2..6);
-        let mut bodies: Vec<ClusterBody> = (0..n)
+        let mut bodies: Vec<ContactBody> = (0..n)
             .map(|k| {
                 let mut v = || {
                     Vec3::new(
@@ -623,7 +584,7 @@ mod tests {
                     rng.random_range(-0.3..0.3),
                     1.0,
                 );
-                contacts.push(ClusterContact {
+                contacts.push(ContactPoint {
                     bodies: (k, other),
                     point,
                     frame: frame(normal),
@@ -636,7 +597,7 @@ mod tests {
         (bodies, contacts)
     }
 
-    fn kinetic_energy(bodies: &[ClusterBody]) -> f64 {
+    fn kinetic_energy(bodies: &[ContactBody]) -> f64 {
         bodies
             .iter()
             .filter(|b| b.inverse_mass > 0.0)
@@ -657,7 +618,7 @@ mod tests {
         // boxes, contacts, normals and friction.
         use rand::SeedableRng;
         let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
-        let momentum = |bodies: &[ClusterBody]| {
+        let momentum = |bodies: &[ContactBody]| {
             bodies.iter().filter(|b| b.inverse_mass > 0.0).fold(
                 (Vec3::zeros(), Vec3::zeros()),
                 |(p, l), b| {
@@ -676,7 +637,7 @@ mod tests {
             let (mut bodies, contacts) = random_cluster(&mut rng, grounded);
             let (p0, l0) = momentum(&bodies);
             let energy = kinetic_energy(&bodies);
-            let solution = solve_cluster(&mut bodies, &contacts, 1e-6, 1000);
+            let solution = solve(&mut bodies, &contacts, 1e-6, 1000);
             if !solution.converged {
                 // Not applied: the world answers such a cluster one contact at a time.
                 unsettled += 1;

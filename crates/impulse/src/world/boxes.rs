@@ -1,0 +1,140 @@
+//! Swept boxes and the broad phase: each moving collider's box over the current box period
+//! (ballistic flights in closed form, Fig. 2.13; links from their envelope), candidate pairs
+//! found by the broad phase entering the heap, and the propagation of a change of motion to
+//! every other pair of the colliders it moved.
+
+use super::SimulationError;
+use super::colliders::Participants;
+use super::envelopes::Renewal;
+use super::event_loop::{Event, EventLoop};
+use crate::collision::broad::Pair;
+
+impl EventLoop {
+    /// Whether pair `p` is a broad-phase candidate (a half-space pairs with everything).
+    pub(super) fn is_candidate(&self, p: Pair) -> bool {
+        self.colliders.unbounded[p.0] || self.colliders.unbounded[p.1] || self.broad.is_candidate(p)
+    }
+
+    /// Renews collider `c`'s box in the broad phase (if it has a bounded part): swept from `t`
+    /// to the period's end under its motion now.
+    pub(super) fn renew_box(
+        &mut self,
+        c: usize,
+        t: f64,
+        world: &Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        if self.colliders.bounded(c) {
+            let aabb = self
+                .colliders
+                .swept_box(c, t, self.schedule.period_end, world)?;
+            self.broad.set(c, aabb);
+        }
+        Ok(())
+    }
+
+    /// A new box period at `t`: every moving collider's box swept over it, every multibody's
+    /// envelope renewed, new candidate pairs checked now, then islands that have stayed still
+    /// put to sleep.
+    pub(super) fn refresh_boxes(
+        &mut self,
+        t: f64,
+        world: &mut Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        self.counters.box_refreshes += 1;
+        self.schedule.period_index += 1;
+        self.schedule.period_end = self.schedule.period_origin
+            + (self.schedule.period_index + 1) as f64 * world.settings.box_period;
+        for c in 0..self.colliders.len() {
+            if self.colliders.moves(c, world)
+                && self.colliders.bounded(c)
+                && !self.colliders.is_link(c)
+            {
+                self.colliders.sample(c, t, world)?;
+                let aabb = self
+                    .colliders
+                    .swept_box(c, t, self.schedule.period_end, world)?;
+                self.broad.set(c, aabb);
+            }
+        }
+        for m in 0..self.colliders.link_colliders.len() {
+            self.renew_envelope(m, t, Renewal::Period, world)?;
+        }
+        let changes = self.broad.update();
+        self.counters.broad_phase_pairs += changes.added.len() as u64;
+        for p in changes.added {
+            if !self.schedule.heap.contains(&Event::Pair(p.0, p.1)) {
+                self.schedule_check(p, t, world);
+            }
+        }
+        if world.settings.sleep.enabled {
+            self.put_still_islands_to_sleep(t, world)?;
+        }
+        self.schedule
+            .heap
+            .set(Event::BoxRefresh, self.schedule.period_end);
+        Ok(())
+    }
+
+    /// After `moved` colliders changed their motion at `t` (boxes already set): pairs new to
+    /// the broad phase are scheduled, and every heap pair of the moved colliders but `except`
+    /// is checked again now.
+    pub(super) fn recheck_moved(
+        &mut self,
+        moved: &[usize],
+        except: Option<Pair>,
+        t: f64,
+        world: &Participants<'_>,
+    ) {
+        let changes = self.broad.update();
+        self.counters.broad_phase_pairs += changes.added.len() as u64;
+        for q in changes.added {
+            self.schedule_check(q, t, world);
+        }
+        let mut recheck = std::mem::take(&mut self.schedule.recheck);
+        let this = &*self;
+        recheck.extend(
+            moved
+                .iter()
+                .flat_map(|&c| {
+                    let now = this.colliders.free_motion(c, world);
+                    this.schedule.pairs_of[c]
+                        .iter()
+                        .copied()
+                        .filter(move |&q| !this.within_allowance(q, c, t, now.as_ref()))
+                })
+                .filter(|q| Some(*q) != except),
+        );
+        recheck.sort_unstable();
+        recheck.dedup();
+        for &q in &recheck {
+            self.schedule_check(q, t, world);
+        }
+        recheck.clear();
+        self.schedule.recheck = recheck;
+    }
+
+    /// Collider `c` took an impulse at `t`: a free body's box is renewed; a link's whole
+    /// multibody gets a new envelope and boxes. Every collider whose motion changed is added
+    /// to `changed`, for `recheck_moved`.
+    pub(super) fn renew_motion(
+        &mut self,
+        c: usize,
+        t: f64,
+        world: &mut Participants<'_>,
+        changed: &mut Vec<usize>,
+    ) -> Result<(), SimulationError> {
+        match self.colliders.multibody(c) {
+            None => {
+                if self.colliders.dynamic(c, world) {
+                    self.renew_box(c, t, world)?;
+                    changed.push(c);
+                }
+            }
+            Some(m) => {
+                self.renew_envelope(m, t, Renewal::Impulse, world)?;
+                changed.extend(self.colliders.link_colliders[m].iter().copied());
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,206 @@
+//! What a run did, counted: the event loop's work, the narrow phase's, the integrators', and
+//! the multibodies'. `summary.json` writes them under the names [`Counters::entries`] gives.
+
+use std::ops::Index;
+
+/// Event and work counters of a world, from the start of its run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Accepted and rejected steps of the free bodies' rotational integration.
+    pub integrator_steps: u64,
+    pub integrator_rejected_steps: u64,
+    /// Pair checks (narrow-phase queries between colliders).
+    pub collision_checks: u64,
+    /// Events taken from the heap.
+    pub heap_events: u64,
+    /// Pairs that became broad-phase candidates.
+    pub broad_phase_pairs: u64,
+    /// Box-period refreshes.
+    pub box_refreshes: u64,
+    /// Ordinary collisions.
+    pub collisions: u64,
+    /// Microcollisions (reversals, partial reversals, boosted collisions, and contact points
+    /// of simultaneous cluster solves that took an impulse).
+    pub microcollisions: u64,
+    /// Of those, the boosted collisions: integrated like a collision, where a reversal is one
+    /// linear solve.
+    pub boosted_microcollisions: u64,
+    /// Of those, the partial reversals (as much of the tangential velocity as friction allows).
+    pub partial_reversals: u64,
+    /// Integration steps of the collisions and boosted microcollisions.
+    pub collision_integration_steps: u64,
+    /// Responses at an instant when one of the two colliders had already been hit.
+    pub cascade_responses: u64,
+    /// Responses of a wedge's slowly converging cascade that took the rest of its geometric
+    /// series at once.
+    pub extrapolated_sweeps: u64,
+    /// Simultaneous cluster solves, and their Gauss–Seidel sweeps in all.
+    pub cluster_solves: u64,
+    pub cluster_sweeps: u64,
+    /// Cluster solves that did not settle, answered one contact at a time instead.
+    pub cluster_fallbacks: u64,
+    /// Islands put to sleep, and sleeping islands woken by an impulse.
+    pub sleeps: u64,
+    pub wakes: u64,
+    /// Convex part pairs the narrow phase examined.
+    pub narrow_part_queries: u64,
+    /// V-Clip walks that fell back to exhaustive search.
+    pub vclip_fallbacks: u64,
+    /// Part pairs settled exactly by a flat face, without GJK.
+    pub flat_face_contacts: u64,
+    /// Cylinder pairs settled at their curved features by Newton's method, without GJK.
+    pub curved_contacts: u64,
+    /// The multibodies' counters, when the world has any.
+    pub multibody: Option<MultibodyCounters>,
+}
+
+/// Counters summed over a world's multibodies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MultibodyCounters {
+    /// Accepted and rejected steps of their forward-dynamics integration.
+    pub integrator_steps: u64,
+    pub integrator_rejected_steps: u64,
+    /// Controller updates.
+    pub controller_updates: u64,
+    /// Impulses their links took.
+    pub impulses: u64,
+}
+
+impl Counters {
+    /// Every counter under its `summary.json` name, sorted by name.
+    pub fn entries(&self) -> Vec<(&'static str, u64)> {
+        let mut entries = vec![
+            ("integrator_steps", self.integrator_steps),
+            ("integrator_rejected_steps", self.integrator_rejected_steps),
+            ("collision_checks", self.collision_checks),
+            ("heap_events", self.heap_events),
+            ("broad_phase_pairs", self.broad_phase_pairs),
+            ("box_refreshes", self.box_refreshes),
+            ("collisions", self.collisions),
+            ("microcollisions", self.microcollisions),
+            ("boosted_microcollisions", self.boosted_microcollisions),
+            ("partial_reversals", self.partial_reversals),
+            (
+                "collision_integration_steps",
+                self.collision_integration_steps,
+            ),
+            ("cascade_responses", self.cascade_responses),
+            ("extrapolated_sweeps", self.extrapolated_sweeps),
+            ("cluster_solves", self.cluster_solves),
+            ("cluster_sweeps", self.cluster_sweeps),
+            ("cluster_fallbacks", self.cluster_fallbacks),
+            ("sleeps", self.sleeps),
+            ("wakes", self.wakes),
+            ("narrow_part_queries", self.narrow_part_queries),
+            ("vclip_fallbacks", self.vclip_fallbacks),
+            ("flat_face_contacts", self.flat_face_contacts),
+            ("curved_contacts", self.curved_contacts),
+        ];
+        if let Some(m) = &self.multibody {
+            entries.extend([
+                ("multibody_integrator_steps", m.integrator_steps),
+                (
+                    "multibody_integrator_rejected_steps",
+                    m.integrator_rejected_steps,
+                ),
+                ("controller_updates", m.controller_updates),
+                ("multibody_impulses", m.impulses),
+            ]);
+        }
+        entries.sort_unstable_by_key(|&(name, _)| name);
+        entries
+    }
+}
+
+impl Index<&str> for Counters {
+    type Output = u64;
+
+    /// The counter with this `summary.json` name. Panics on a name that is not one (a
+    /// multibody counter in a world without multibodies is not one).
+    fn index(&self, name: &str) -> &u64 {
+        let m = self.multibody.as_ref();
+        let counter = match name {
+            "integrator_steps" => Some(&self.integrator_steps),
+            "integrator_rejected_steps" => Some(&self.integrator_rejected_steps),
+            "collision_checks" => Some(&self.collision_checks),
+            "heap_events" => Some(&self.heap_events),
+            "broad_phase_pairs" => Some(&self.broad_phase_pairs),
+            "box_refreshes" => Some(&self.box_refreshes),
+            "collisions" => Some(&self.collisions),
+            "microcollisions" => Some(&self.microcollisions),
+            "boosted_microcollisions" => Some(&self.boosted_microcollisions),
+            "partial_reversals" => Some(&self.partial_reversals),
+            "collision_integration_steps" => Some(&self.collision_integration_steps),
+            "cascade_responses" => Some(&self.cascade_responses),
+            "extrapolated_sweeps" => Some(&self.extrapolated_sweeps),
+            "cluster_solves" => Some(&self.cluster_solves),
+            "cluster_sweeps" => Some(&self.cluster_sweeps),
+            "cluster_fallbacks" => Some(&self.cluster_fallbacks),
+            "sleeps" => Some(&self.sleeps),
+            "wakes" => Some(&self.wakes),
+            "narrow_part_queries" => Some(&self.narrow_part_queries),
+            "vclip_fallbacks" => Some(&self.vclip_fallbacks),
+            "flat_face_contacts" => Some(&self.flat_face_contacts),
+            "curved_contacts" => Some(&self.curved_contacts),
+            "multibody_integrator_steps" => m.map(|m| &m.integrator_steps),
+            "multibody_integrator_rejected_steps" => m.map(|m| &m.integrator_rejected_steps),
+            "controller_updates" => m.map(|m| &m.controller_updates),
+            "multibody_impulses" => m.map(|m| &m.impulses),
+            _ => None,
+        };
+        counter.unwrap_or_else(|| panic!("no counter named `{name}`"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_and_the_index_agree_name_by_name() {
+        // Every counter a distinct value: an entry or index arm naming the wrong field shows.
+        let counters = Counters {
+            integrator_steps: 1,
+            integrator_rejected_steps: 2,
+            collision_checks: 3,
+            heap_events: 4,
+            broad_phase_pairs: 5,
+            box_refreshes: 6,
+            collisions: 7,
+            microcollisions: 8,
+            boosted_microcollisions: 9,
+            partial_reversals: 10,
+            collision_integration_steps: 11,
+            cascade_responses: 12,
+            extrapolated_sweeps: 13,
+            cluster_solves: 14,
+            cluster_sweeps: 15,
+            cluster_fallbacks: 16,
+            sleeps: 17,
+            wakes: 18,
+            narrow_part_queries: 19,
+            vclip_fallbacks: 20,
+            flat_face_contacts: 21,
+            curved_contacts: 22,
+            multibody: Some(MultibodyCounters {
+                integrator_steps: 23,
+                integrator_rejected_steps: 24,
+                controller_updates: 25,
+                impulses: 26,
+            }),
+        };
+        let entries = counters.entries();
+        assert_eq!(entries.len(), 26);
+        assert!(entries.windows(2).all(|w| w[0].0 < w[1].0), "sorted, distinct");
+        let mut values: Vec<u64> = entries.iter().map(|&(_, v)| v).collect();
+        values.sort_unstable();
+        assert_eq!(values, (1..=26).collect::<Vec<u64>>(), "each field once");
+        for (name, value) in entries {
+            assert_eq!(counters[name], value, "{name}");
+        }
+        // Without multibodies their counters are not written.
+        let free = Counters::default();
+        assert_eq!(free.entries().len(), 22);
+        assert!(free.entries().iter().all(|(n, _)| !n.starts_with("multibody")));
+    }
+}

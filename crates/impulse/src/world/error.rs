@@ -1,0 +1,154 @@
+//! Why a world could not be built or could not go on.
+
+use std::fmt;
+
+use super::SettingsError;
+use crate::dynamics::BodyError;
+use crate::integrate::IntegrationError;
+use crate::multibody::{BuildError, MultibodyError};
+
+/// A simulation that cannot continue.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimulationError {
+    /// A body's state became NaN or infinite.
+    NonFinite { body: String, time: f64 },
+    /// A body's rotation could not be integrated.
+    Integration {
+        body: String,
+        error: IntegrationError,
+    },
+    /// `advance_to` was asked to go back in time.
+    TimeReversal { now: f64, requested: f64 },
+    /// Two bodies overlap deeper than allowed.
+    Penetration {
+        bodies: (String, String),
+        depth: f64,
+        time: f64,
+    },
+    /// Collisions at one instant keep triggering each other without end.
+    NoProgress { bodies: (String, String), time: f64 },
+    /// Bodies move too fast for their collision checks to advance time.
+    TooFast {
+        bodies: (String, String),
+        time: f64,
+        events: u64,
+    },
+    /// The total energy rose above its value at the start by more than
+    /// [`WorldSettings::energy_bound`] allows.
+    EnergyGain {
+        /// The rise.
+        gain: f64,
+        /// The rise allowed.
+        allowed: f64,
+        time: f64,
+        /// The body or link with the most kinetic energy then.
+        fastest: String,
+    },
+    /// A setting is out of its range, or the collision envelope is not smaller than the
+    /// smallest dynamic body (checked as the run starts).
+    Settings(SettingsError),
+    /// A multibody could not go on (names the joint and the time).
+    Multibody {
+        multibody: String,
+        error: MultibodyError,
+    },
+}
+
+impl fmt::Display for SimulationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NonFinite { body, time } => write!(
+                f,
+                "body `{body}`: its state stopped being finite at t = {time}"
+            ),
+            Self::Integration { body, error } => write!(f, "body `{body}`: {error}"),
+            Self::TimeReversal { now, requested } => write!(
+                f,
+                "cannot advance to t = {requested}: the world is at t = {now}, and time must move forward to a finite value"
+            ),
+            Self::Penetration {
+                bodies,
+                depth,
+                time,
+            } => write!(
+                f,
+                "bodies `{}` and `{}` interpenetrate by {depth:e} at t = {time}, more than allowed",
+                bodies.0, bodies.1
+            ),
+            Self::Settings(error) => error.fmt(f),
+            Self::EnergyGain {
+                gain,
+                allowed,
+                time,
+                fastest,
+            } => write!(
+                f,
+                "the total energy rose by {} above its value at the start (at most {} allowed, \
+                 see `energy_bound`) at t = {time}; `{fastest}` has the most kinetic energy",
+                crate::math::readable(*gain),
+                crate::math::readable(*allowed)
+            ),
+            Self::Multibody { multibody, error } => write!(f, "multibody `{multibody}`, {error}"),
+            Self::NoProgress { bodies, time } => write!(
+                f,
+                "collisions between `{}` and `{}` keep setting off others at t = {time} without end (a resting stack too tall for impulse-based contact?)",
+                bodies.0, bodies.1
+            ),
+            Self::TooFast {
+                bodies,
+                time,
+                events,
+            } => write!(
+                f,
+                "`{}` and `{}` move too fast to simulate at t = {time}: {events} collision \
+                 checks advanced time by less than {:e} of itself (is a speed, spin \
+                 or gravity far too large?)",
+                bodies.0,
+                bodies.1,
+                super::event_loop::STALL_SPAN
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SimulationError {}
+
+/// Why a body could not be added.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AddBodyError {
+    /// Another body has the same name.
+    DuplicateName(String),
+    /// The description is invalid.
+    Body { name: String, error: BodyError },
+}
+
+impl fmt::Display for AddBodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DuplicateName(name) => write!(f, "a body named `{name}` already exists"),
+            Self::Body { name, error } => write!(f, "body `{name}`: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for AddBodyError {}
+
+/// Why a multibody could not be added.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AddMultibodyError {
+    /// Another multibody has the same name.
+    DuplicateName(String),
+    /// The description is invalid.
+    Build { name: String, error: BuildError },
+}
+
+impl fmt::Display for AddMultibodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DuplicateName(name) => write!(f, "a multibody named `{name}` already exists"),
+            Self::Build { name, error } => write!(f, "multibody `{name}`: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for AddMultibodyError {}

@@ -1,0 +1,239 @@
+//! The response phase: a pair in contact and approaching is answered by the contact model.
+//! Under the impulse model (Mirtich ch. 3) that is a simultaneous cluster solve where it
+//! applies ([`super::clusters`]), else one frictional collision or microcollision integrated
+//! in the normal impulse (`response::respond`); same-instant cascades of such single
+//! responses are bounded here.
+
+use super::colliders::Participants;
+use super::event_loop::EventLoop;
+use super::{CollisionEvent, ContactModel, SimulationError};
+use crate::collision::Closest;
+use crate::collision::broad::{FastMap, Pair};
+use crate::math::{Mat3, orthonormal_basis};
+use crate::response::cascade::{WedgeSeries, extrapolate};
+use crate::response::{Microcollisions, ResponseKind, respond};
+
+/// Who was hit at the current instant, for cascades.
+pub(super) struct Responses {
+    /// Per collider, when it last took an impulse (dynamic colliders only).
+    pub(super) hit_at: Vec<f64>,
+    /// How many impulses it took at that instant.
+    pub(super) hits_now: Vec<u32>,
+    /// Responses at the current instant, to stop a cascade that would never end.
+    pub(super) instant: (f64, u64),
+    /// Per pair in an inelastic sweep at the current instant: its normal impulses so far.
+    pub(super) wedges: FastMap<Pair, WedgeSeries>,
+}
+
+impl Responses {
+    pub(super) fn new() -> Self {
+        Self {
+            hit_at: Vec::new(),
+            hits_now: Vec::new(),
+            instant: (f64::NAN, 0),
+            wedges: FastMap::default(),
+        }
+    }
+}
+
+impl EventLoop {
+    /// Answers pair `p`, found within the envelope and approaching at `t`, by the world's
+    /// contact model.
+    pub(super) fn respond(
+        &mut self,
+        p: Pair,
+        t: f64,
+        contact: &Closest,
+        world: &mut Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        match world.settings.contact_model {
+            // Mirtich ch. 3: a microcollision among resting free bodies is answered with the
+            // contacts around it by one simultaneous solve where it can be (see
+            // `collide_cluster`); everything else by one frictional collision.
+            ContactModel::Impulse => {
+                if !self.collide_cluster(p, t, contact, world)? {
+                    self.collide(p, t, contact, world)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies the single frictional collision impulse (or microcollision, §3.5) between the
+    /// colliders of pair `p` at time `t`.
+    pub(super) fn collide(
+        &mut self,
+        p: Pair,
+        t: f64,
+        contact: &Closest,
+        world: &mut Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        let (a, b) = p;
+        // Stop a cascade of responses that never ends at one instant.
+        if self.respond_at(t) > 10_000 + 1_000 * self.colliders.len() as u64 {
+            return Err(SimulationError::NoProgress {
+                bodies: (self.colliders.name(a, world), self.colliders.name(b, world)),
+                time: t,
+            });
+        }
+        let settings = world.settings;
+        let point = contact.contact_point();
+        // Collision frame: z along the normal (from b to a), tangents completing it (§3.2).
+        let (t1, t2) = orthonormal_basis(&contact.normal);
+        let frame = Mat3::from_columns(&[t1, t2, contact.normal]);
+        // K = K_a + K_b (eq. 5.2): each the rigid body's (eq. 3.4) or the link's (§5.3.3).
+        let k_world = self.colliders.collision_matrix(a, &point, world)
+            + self.colliders.collision_matrix(b, &point, world);
+        let k = frame.transpose() * k_world * frame;
+        let u = frame.transpose()
+            * (self.colliders.point_velocity(a, &point, world)
+                - self.colliders.point_velocity(b, &point, world));
+        let material = world
+            .materials
+            .between(self.colliders.kind(a), self.colliders.kind(b));
+        // Cascades at one instant (an impulse elsewhere on a body made this contact approach:
+        // a ball wedged under a mallet, a domino on the table leaning on its neighbour, a ball
+        // in a slot narrower than the envelope) are Gauss–Seidel sweeps towards a state where
+        // no contact of the cluster approaches. Their responses get no boosted restitution: a
+        // boost multiplies each contact's approach into the next one's, and round a wedge the
+        // products grow without end. They keep the rebound, a fixed speed, so that a cluster
+        // that can separate leaves on a flight instead of at rest, approaching again at once
+        // (the triple pendulum's wedged ball was hit every 2 µs, then every few ns). Once
+        // either body has been hit CASCADE_REBOUNDS times at this instant, the responses are
+        // plain inelastic collisions, which cannot pump and always converge: where nothing
+        // can separate (a ball between two fixed walls), reversals and rebounds would
+        // ping-pong for ever. See docs/sources.md, "Cascades".
+        let hits = |c: usize| {
+            if self.responses.hit_at[c] == t {
+                self.responses.hits_now[c]
+            } else {
+                0
+            }
+        };
+        let cascade = hits(a) > 0 || hits(b) > 0;
+        let inelastic = hits(a).max(hits(b)) >= CASCADE_REBOUNDS;
+        let restitution = if inelastic { 0.0 } else { material.restitution };
+        let gravity = settings.gravity.norm();
+        let micro = (settings.microcollisions && gravity > 0.0 && !inelastic).then(|| {
+            let threshold_speed = (2.0 * gravity * settings.collision_epsilon).sqrt();
+            // The rebound stands in for gravity's pull over the flight to come, and gravity
+            // brings a contact back only as far as it acts along the normal: a sideways contact
+            // (two balls side by side) gets none.
+            let closing = (settings.gravity.dot(&contact.normal) / gravity).abs();
+            Microcollisions {
+                threshold_speed,
+                epsilon: settings.collision_epsilon,
+                max_restitution: if cascade {
+                    material.restitution
+                } else {
+                    settings.microcollision_max_restitution
+                },
+                rebound_speed: settings.rebound(false) * threshold_speed * closing.sqrt(),
+            }
+        });
+        let (outcome, kind) = respond(
+            &k,
+            &u,
+            material.friction,
+            restitution,
+            settings.restitution_law,
+            contact.distance,
+            micro.as_ref(),
+        );
+        if self.responses.hit_at[a] == t || self.responses.hit_at[b] == t {
+            self.counters.cascade_responses += 1;
+        }
+        self.counters.collision_integration_steps += u64::from(outcome.steps);
+        match kind {
+            ResponseKind::Collision => self.counters.collisions += 1,
+            ResponseKind::Reversal => self.counters.microcollisions += 1,
+            ResponseKind::PartialReversal => {
+                self.counters.microcollisions += 1;
+                self.counters.partial_reversals += 1;
+            }
+            ResponseKind::Boosted => {
+                self.counters.microcollisions += 1;
+                self.counters.boosted_microcollisions += 1;
+            }
+            ResponseKind::Simultaneous => self.counters.microcollisions += 1,
+        }
+        // The inelastic sweep of a frictional wedge converges slowly: a ball sliding between a
+        // dish and a mallet had each contact's friction drive it into the other, and the
+        // responses of one pair shrank by only 0.5 % a round. Such a sweep is a linear
+        // fixed-point iteration (sliding directions do not turn at these impulses) whose error
+        // falls by a constant ratio ρ a round, so when a pair's normal impulses shrink by the
+        // same ratio twice in a row, this response takes the rest of the geometric series at
+        // once, 1/(1 − ρ) times its own (Aitken's Δ² extrapolation).
+        let mut scale = 1.0;
+        if inelastic {
+            let (factor, series) =
+                extrapolate(self.responses.wedges.get(&p).copied(), outcome.impulse.z);
+            match series {
+                Some(series) => {
+                    self.responses.wedges.insert(p, series);
+                }
+                None => {
+                    self.responses.wedges.remove(&p);
+                    self.counters.extrapolated_sweeps += 1;
+                }
+            }
+            scale = factor;
+        }
+        let impulse = frame * (outcome.impulse * scale);
+        let mut woken = [a, b].map(|c| self.islands.island_of[c]);
+        if woken[0] == woken[1] {
+            woken[1] = None; // one island, woken once
+        }
+        self.colliders
+            .apply_impulse(a, t, &impulse, &point, world)?;
+        self.colliders
+            .apply_impulse(b, t, &-impulse, &point, world)?;
+        self.islands.touches.insert(p, t);
+        for c in [a, b] {
+            if self.colliders.dynamic(c, world) {
+                self.responses.hits_now[c] = if self.responses.hit_at[c] == t {
+                    self.responses.hits_now[c] + 1
+                } else {
+                    1
+                };
+                self.responses.hit_at[c] = t;
+            }
+        }
+        self.events.push(CollisionEvent {
+            time: t,
+            kind,
+            colliders: (self.colliders.kind(a), self.colliders.kind(b)),
+            point,
+            normal: contact.normal,
+            impulse,
+        });
+        // New flights: new swept boxes for the rest of the period (for a link, its whole
+        // multibody's), and every heap pair of the changed colliders checked again now.
+        let mut changed: Vec<usize> = Vec::new();
+        for c in [a, b] {
+            self.renew_motion(c, t, world, &mut changed)?;
+        }
+        // An impulse on a sleeper wakes its whole island: what it held up must fall again.
+        for island in woken.into_iter().flatten() {
+            changed.extend(self.wake_island(island, t, world)?);
+        }
+        self.recheck_moved(&changed, Some(p), t, world);
+        Ok(())
+    }
+
+    /// Counts a response at instant `t` and returns how many that instant has had (a new
+    /// instant forgets the last one's settled sweeps).
+    pub(super) fn respond_at(&mut self, t: f64) -> u64 {
+        if self.responses.instant.0 == t {
+            self.responses.instant.1 += 1;
+        } else {
+            self.responses.instant = (t, 1);
+            self.responses.wedges.clear();
+        }
+        self.responses.instant.1
+    }
+}
+
+/// Impulses a collider may take at one instant before its contacts' responses become plain
+/// inelastic collisions, with no microcollision rebound (see `EventLoop::collide`).
+const CASCADE_REBOUNDS: u32 = 16;

@@ -1,0 +1,264 @@
+//! World-wide settings: the contact model, the microcollision options, the envelope, the
+//! broad phase, sleep and the energy bound, with the ranges each must lie in.
+
+use std::fmt;
+
+use super::Sleep;
+use crate::dynamics::Material;
+use crate::integrate::Tolerance;
+use crate::math::Vec3;
+use crate::response::RestitutionLaw;
+
+/// Which contact paradigm resolves contacts between bodies.
+///
+/// The seam for the constraint-based model (Baraff): `advance_to` dispatches on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContactModel {
+    /// Mirtich's impulse-based contact: every contact is a train of collisions (ch. 3).
+    #[default]
+    Impulse,
+}
+
+/// How the microcollisions of bodies resting on each other (a pile, a stack, a row of fallen
+/// dominos) are answered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MicrocollisionClusters {
+    /// The thesis: one contact at a time; an impulse that makes a neighbouring contact
+    /// approach sets off a same-instant cascade of further responses.
+    #[default]
+    Sequential,
+    /// All contacts within the envelope of the bodies a microcollision reaches are answered
+    /// together by one simultaneous solve (`response::cluster`).
+    Simultaneous,
+}
+
+/// World-wide settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldSettings {
+    /// Gravitational acceleration.
+    pub gravity: Vec3,
+    /// Collision envelope ε_c: bodies closer than this are in contact (Mirtich §2.3).
+    pub collision_epsilon: f64,
+    /// Contact paradigm.
+    pub contact_model: ContactModel,
+    /// Error control of the rotational integration.
+    pub integrator: Tolerance,
+    /// Material of bodies that name none.
+    pub default_material: Material,
+    /// How collisions end (Stronge's energetic law by default).
+    pub restitution_law: RestitutionLaw,
+    /// Whether slow contacts within the envelope are microcollisions (Mirtich §3.5).
+    pub microcollisions: bool,
+    /// Restitution a microcollision reaches at the bottom of the envelope (the thesis's 5).
+    pub microcollision_max_restitution: f64,
+    /// Least separating normal speed a microcollision (reversal or boosted, or a contact of a
+    /// simultaneous cluster) leaves, as a fraction of the threshold speed √(2 g ε) scaled by
+    /// √(cos) of the angle between normal and gravity (0: the thesis's pure reversal). `None`:
+    /// ¼ for a contact answered alone, ½ in a simultaneous cluster ([`WorldSettings::rebound`]).
+    pub microcollision_rebound: Option<f64>,
+    /// How the microcollisions of bodies resting on each other are answered.
+    pub microcollision_clusters: MicrocollisionClusters,
+    /// Interval at which swept boxes are recomputed for the broad phase.
+    pub box_period: f64,
+    /// Broad phase.
+    pub broad_phase: BroadPhaseKind,
+    /// Deepest interpenetration tolerated before the run stops with an error (`None`: the
+    /// collision envelope).
+    pub max_penetration: Option<f64>,
+    /// When islands of slow bodies fall asleep.
+    pub sleep: Sleep,
+    /// How far the total energy may rise before the run stops with an error.
+    pub energy_bound: EnergyBound,
+}
+
+/// How far a run's total energy (kinetic, gravitational and spring energy of the dynamic bodies
+/// and multibodies) may rise above its value at the start before the run stops with
+/// [`SimulationError::EnergyGain`]: the check that turns a run pumping energy into a loud
+/// failure instead of a silently wrong answer. Checked at the end of every
+/// [`World::advance_to`], so it reads the state and never changes the motion.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum EnergyBound {
+    /// In a closed world — no kinematic bodies, no applied forces or torques, no controllers,
+    /// and Stronge's law (Poisson's may gain energy with friction) — nothing but microcollisions
+    /// can add energy: each throws a contact off at up to `e_max √(2 g ε)` (§3.5). The rise
+    /// may be at most ten times the kinetic energy of every dynamic body (and link) moving at
+    /// that speed, and at least a millionth of the start's kinetic plus absolute potential
+    /// energy (rounding, integration error). Open worlds are not checked.
+    #[default]
+    Auto,
+    /// Never checked.
+    Off,
+    /// At most this rise, whatever drives the world (in energy units).
+    Gain(f64),
+}
+
+impl Default for WorldSettings {
+    fn default() -> Self {
+        Self {
+            gravity: Vec3::new(0.0, 0.0, -9.81),
+            collision_epsilon: 1e-3,
+            contact_model: ContactModel::Impulse,
+            integrator: Tolerance::default(),
+            default_material: Material::default(),
+            restitution_law: RestitutionLaw::Stronge,
+            microcollisions: true,
+            microcollision_max_restitution: 5.0,
+            microcollision_rebound: None,
+            microcollision_clusters: MicrocollisionClusters::Simultaneous,
+            box_period: 0.02,
+            broad_phase: BroadPhaseKind::HierarchicalHash,
+            max_penetration: None,
+            sleep: Sleep::default(),
+            energy_bound: EnergyBound::Auto,
+        }
+    }
+}
+
+impl WorldSettings {
+    /// The microcollision rebound in effect for one contact answered alone (`cluster` false)
+    /// or for the contacts of a simultaneous cluster: the one set, else ¼ alone and ½ in a
+    /// cluster. One contact at a time, a rebound of ½ had a ball wedged under the triple
+    /// pendulum's mallet grind and a resting box creep twice as far; a cluster hops as one,
+    /// held by friction at all its contacts, and a higher hop means fewer of them (vibration
+    /// amplitude (rebound)² ε: ε/16 and ε/4). See docs/sources.md.
+    pub fn rebound(&self, cluster: bool) -> f64 {
+        self.microcollision_rebound
+            .unwrap_or(if cluster { 0.5 } else { 0.25 })
+    }
+
+    /// Checks every setting against its valid range (the same ranges the scene reader
+    /// enforces), naming the first that is out of it. Envelope against body size is checked
+    /// when the bodies are known, as the run starts ([`World::advance_to`]).
+    pub fn check(&self) -> Result<(), SettingsError> {
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        let fail = |setting: &'static str, expected: &'static str, found: String| {
+            Err(SettingsError {
+                setting,
+                expected,
+                found,
+            })
+        };
+        if !self.gravity.iter().all(|g| g.is_finite()) {
+            return fail("gravity", "a finite vector", format!("{:?}", self.gravity));
+        }
+        if !positive(self.collision_epsilon) {
+            return fail(
+                "collision_epsilon",
+                "a positive finite length",
+                self.collision_epsilon.to_string(),
+            );
+        }
+        let tolerance = &self.integrator;
+        if !(positive(tolerance.relative) && positive(tolerance.absolute)) {
+            return fail(
+                "integrator",
+                "positive finite relative and absolute tolerances",
+                format!("{} and {}", tolerance.relative, tolerance.absolute),
+            );
+        }
+        if !(tolerance.max_step > 0.0
+            && tolerance.min_step.is_finite()
+            && (0.0..tolerance.max_step).contains(&tolerance.min_step))
+        {
+            return fail(
+                "integrator",
+                "0 ≤ min_step < max_step, max_step positive",
+                format!(
+                    "min_step {} and max_step {}",
+                    tolerance.min_step, tolerance.max_step
+                ),
+            );
+        }
+        if let Err(error) = self.default_material.check() {
+            return fail("default_material", error.what, error.value.to_string());
+        }
+        let boost = self.microcollision_max_restitution;
+        if !(boost.is_finite() && boost >= 1.0) {
+            return fail(
+                "microcollision_max_restitution",
+                "a restitution of at least 1 (the boost at the bottom of the envelope)",
+                boost.to_string(),
+            );
+        }
+        if let Some(rebound) = self.microcollision_rebound
+            && !(0.0..=1.0).contains(&rebound)
+        {
+            return fail(
+                "microcollision_rebound",
+                "a fraction of the threshold speed from 0 to 1",
+                rebound.to_string(),
+            );
+        }
+        if !positive(self.box_period) {
+            return fail(
+                "box_period",
+                "a positive finite time",
+                self.box_period.to_string(),
+            );
+        }
+        if let Some(depth) = self.max_penetration
+            && !positive(depth)
+        {
+            return fail(
+                "max_penetration",
+                "a positive finite depth",
+                depth.to_string(),
+            );
+        }
+        if let EnergyBound::Gain(gain) = self.energy_bound
+            && !(gain.is_finite() && gain >= 0.0)
+        {
+            return fail(
+                "energy_bound",
+                "a finite energy rise of at least 0",
+                gain.to_string(),
+            );
+        }
+        if !positive(self.sleep.time) {
+            return fail(
+                "sleep.time",
+                "a positive finite time",
+                self.sleep.time.to_string(),
+            );
+        }
+        if let Some(speed) = self.sleep.speed
+            && !positive(speed)
+        {
+            return fail("sleep.speed", "a positive finite speed", speed.to_string());
+        }
+        Ok(())
+    }
+}
+
+/// A world setting out of its valid range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SettingsError {
+    /// The setting (a field of [`WorldSettings`]).
+    pub setting: &'static str,
+    /// What it must be.
+    pub expected: &'static str,
+    /// What it was.
+    pub found: String,
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "world setting `{}`: expected {}, found {}",
+            self.setting, self.expected, self.found
+        )
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+/// Which broad phase decides the candidate pairs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BroadPhaseKind {
+    /// Mirtich's hierarchical spatial hash (§2.4): no bad cases; the default.
+    #[default]
+    HierarchicalHash,
+    /// Sweep and prune (Baraff §5.3): faster on scattered bodies, quadratic on clustered ones.
+    SweepAndPrune,
+}
