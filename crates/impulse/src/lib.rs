@@ -1,13 +1,12 @@
 //! # impulse
 //!
 //! A rigid-body dynamics engine after Mirtich's *Impulse-based Dynamic Simulation of Rigid Body
-//! Systems* (1996): exact mass properties, free motion between collisions, and scenes read from
-//! TOML files.
+//! Systems* (1996): exact mass properties, free motion between collisions, collisions and
+//! resting contact by trains of frictional impulses, articulated multibodies, and scenes read
+//! from TOML files.
 //!
 //! ```
-//! use impulse::{BodyDesc, World, WorldSettings};
-//! use impulse::geometry::Shape;
-//! use impulse::math::Vec3;
+//! use impulse::prelude::*;
 //!
 //! let mut world = World::new(WorldSettings::default());
 //! let mut ball = BodyDesc::new("ball", Shape::Sphere { radius: 0.1 });
@@ -18,26 +17,54 @@
 //! assert!((state.position.z - (4.0 * 0.5 - 0.5 * 9.81 * 0.25)).abs() < 1e-12);
 //! ```
 //!
-//! Layers, from the bottom: [`math`] and [`integrate`]; [`geometry`] (shapes, meshes, mass
-//! properties); [`dynamics`] (bodies and their free motion); [`collision`] (closest features,
-//! broad phases, time-of-impact bounds, the heap); [`response`] (frictional collisions and
-//! microcollisions); [`world`] (the simulation loop); [`scene`] (files → worlds); [`run`],
-//! [`output`] and [`record`] (running and recording). See `docs/ARCHITECTURE.md` for how one
-//! step flows through them.
+//! The public modules, from the bottom: [`math`]; [`geometry`] (shapes, meshes, mass
+//! properties); [`dynamics`] (body descriptions and bodies); [`multibody`] (articulated
+//! multibodies and their controllers); [`world`] (the world and its settings, the simulation
+//! loop behind [`World::advance_to`]); [`scene`] (files → worlds); [`run`], [`output`] and
+//! [`record`] (running and recording); [`prelude`] (the names most programs need). Collision
+//! detection, collision response, the contact layer and the integrator are implementation
+//! modules. See `docs/ARCHITECTURE.md` for how one step flows through them.
 
-pub mod collision;
-pub(crate) mod contact;
 pub mod dynamics;
 pub mod geometry;
-pub mod integrate;
 pub mod math;
 pub mod multibody;
 pub mod output;
+pub mod prelude;
 pub mod record;
-pub mod response;
 pub mod run;
 pub mod scene;
 pub mod world;
+
+/// The engine's implementation modules: crate-private, and public only with the `internals`
+/// feature, which this crate's own integration tests and the benchmark crate turn on to test
+/// and time the pieces directly. Nothing in them is a stable interface.
+macro_rules! internal_modules {
+    ($($(#[$doc:meta])* $name:ident;)*) => {
+        $(
+            $(#[$doc])*
+            #[cfg(feature = "internals")]
+            pub mod $name;
+            $(#[$doc])*
+            #[cfg(not(feature = "internals"))]
+            pub(crate) mod $name;
+        )*
+    };
+}
+
+internal_modules! {
+    /// Collision detection: closest features, broad phases, time-of-impact bounds, the heap.
+    collision;
+    /// The contact layer: contact problems and their solvers.
+    contact;
+    /// The adaptive Dormand–Prince integrator.
+    integrate;
+    /// Frictional collision response and microcollisions (impulse paradigm).
+    response;
+}
+
+pub use integrate::{IntegrationError, Tolerance};
+pub use response::{ResponseKind, RestitutionLaw};
 
 pub use dynamics::{BodyDesc, BodyId, BodyState, Material, MaterialError, MotionType, RigidBody};
 pub use world::{EnergyBound, MicrocollisionClusters, SettingsError, Sleep, World, WorldSettings};

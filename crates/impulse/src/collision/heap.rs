@@ -47,6 +47,7 @@ impl<K: Copy + Ord + Hash> EventHeap<K> {
         self.entries.len()
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// True when empty.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
@@ -57,6 +58,7 @@ impl<K: Copy + Ord + Hash> EventHeap<K> {
         self.slot_of.contains_key(key)
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// The time of `key`'s entry.
     pub fn time_of(&self, key: &K) -> Option<f64> {
         self.slot_of
@@ -121,6 +123,7 @@ impl<K: Copy + Ord + Hash> EventHeap<K> {
         Some(time)
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// All keys, in no particular order.
     pub fn keys(&self) -> impl Iterator<Item = &K> {
         self.entries.iter().map(|(_, k, _)| k)

@@ -11,7 +11,9 @@ pub mod narrow;
 pub mod toi;
 pub mod vclip;
 
-pub use model::{CollisionModel, Convex, Part};
+#[cfg(any(test, feature = "internals"))]
+pub use model::Part;
+pub use model::{CollisionModel, Convex};
 pub use narrow::{
     Beyond, Closest, NarrowStats, NearParts, PairCache, Slack, closest, closest_parts,
     closest_parts_again,

@@ -360,6 +360,7 @@ impl CollisionModel {
         ))
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// Number of bounded (not half-space) parts.
     pub fn bounded_parts(&self) -> usize {
         self.parts.len() - self.half_spaces.len()

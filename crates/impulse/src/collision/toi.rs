@@ -265,6 +265,7 @@ pub fn turning_bound(inertia: &Vec3, angular_speed: f64) -> f64 {
     c * angular_speed * angular_speed / 3f64.sqrt()
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// Momentum bound on the angular speed (Mirtich eq. 2.4): `|I ω| / I_min`.
 pub fn momentum_bound(inertia: &Vec3, omega_body: &Vec3) -> f64 {
     inertia.component_mul(omega_body).norm() / inertia.min()

@@ -196,6 +196,7 @@ impl FreeFlight {
     }
 
     /// Time the flight started.
+    #[cfg(any(test, feature = "internals"))]
     pub fn start_time(&self) -> f64 {
         self.start_time
     }

@@ -9,7 +9,12 @@
 mod free_flight;
 mod prescribed;
 
-pub use free_flight::{EulerRotation, FreeFlight};
+#[cfg(any(test, feature = "internals"))]
+pub use free_flight::EulerRotation;
+#[cfg(feature = "internals")]
+pub use free_flight::FreeFlight;
+#[cfg(not(feature = "internals"))]
+pub(crate) use free_flight::FreeFlight;
 pub use prescribed::{Oscillation, PrescribedMotion};
 
 use std::fmt;

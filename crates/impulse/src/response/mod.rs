@@ -7,4 +7,6 @@ pub mod integration;
 pub mod sticking;
 
 pub use contact::{Microcollisions, ResponseKind, body_collision_matrix, respond};
-pub use integration::{Options, Outcome, RestitutionLaw, integrate, integrate_with};
+pub use integration::RestitutionLaw;
+#[cfg(any(test, feature = "internals"))]
+pub use integration::{Options, Outcome, integrate, integrate_with};

@@ -74,6 +74,7 @@ fn tangential_solve(k: &Mat3, r0: f64, r1: f64) -> (f64, f64) {
     (m00 * r0 + m01 * r1, m01 * r0 + m11 * r1)
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// Whether friction `mu` can keep a stuck contact stuck (Mirtich Theorem 9,
 /// `(K⁻¹₁₃)² + (K⁻¹₂₃)² ≤ μ² (K⁻¹₃₃)²`): the tangential impulse sticking needs per unit normal
 /// impulse lies in the friction cone, `|d_t| ≤ μ` with `d` from [`sticking_direction`].
@@ -82,6 +83,7 @@ pub fn sticking_is_stable(k: &Mat3, mu: f64) -> bool {
     d.x * d.x + d.y * d.y <= mu * mu
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// The ellipse of tangential accelerations encircles the origin (Mirtich Lemma 4):
 /// `(b² + f²) e² + (a² + f²) d² − 2 (a + b) f d e < μ² |M|²`.
 pub fn ellipse_encircles_origin(k: &Mat3, mu: f64) -> bool {

@@ -1,10 +1,10 @@
 //! Scene files: TOML descriptions of a world, read strictly and built into a [`World`].
 //!
 //! Every key is documented in `docs/scene-format.md`. Reading reports *every* problem in one pass
-//! (see [`reader`]), each with file, line, column and key; a scene with any error is not built.
+//! (see `reader`), each with file, line, column and key; a scene with any error is not built.
 
 mod multibody;
-pub mod reader;
+pub(crate) mod reader;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;

@@ -191,7 +191,10 @@ mod tests {
         };
         let entries = counters.entries();
         assert_eq!(entries.len(), 26);
-        assert!(entries.windows(2).all(|w| w[0].0 < w[1].0), "sorted, distinct");
+        assert!(
+            entries.windows(2).all(|w| w[0].0 < w[1].0),
+            "sorted, distinct"
+        );
         let mut values: Vec<u64> = entries.iter().map(|&(_, v)| v).collect();
         values.sort_unstable();
         assert_eq!(values, (1..=26).collect::<Vec<u64>>(), "each field once");
@@ -201,6 +204,10 @@ mod tests {
         // Without multibodies their counters are not written.
         let free = Counters::default();
         assert_eq!(free.entries().len(), 22);
-        assert!(free.entries().iter().all(|(n, _)| !n.starts_with("multibody")));
+        assert!(
+            free.entries()
+                .iter()
+                .all(|(n, _)| !n.starts_with("multibody"))
+        );
     }
 }

@@ -34,7 +34,7 @@ pub enum SimulationError {
         events: u64,
     },
     /// The total energy rose above its value at the start by more than
-    /// [`WorldSettings::energy_bound`] allows.
+    /// [`WorldSettings::energy_bound`](super::WorldSettings::energy_bound) allows.
     EnergyGain {
         /// The rise.
         gain: f64,

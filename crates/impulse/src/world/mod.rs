@@ -1,10 +1,10 @@
 //! The world: bodies, gravity, materials, and the advance of time.
 //!
-//! [`World::advance_to`] is the simulation loop: it processes the collision heap's events in
-//! time order up to the requested time (see [`collisions`]), then samples every body there.
-//! Between events bodies fly freely, and each is sampled from its flight (see
-//! [`crate::dynamics::FreeFlight`]), so *where* `advance_to` stops — an output frame, a user's
-//! call — never changes the motion.
+//! [`World::advance_to`] is the simulation loop: it takes the collision heap's events in time
+//! order up to the requested time, one phase after another (the event loop, `event_loop.rs`,
+//! and one file per phase beside it), then samples every body there. Between events bodies fly
+//! freely, and each is sampled from its flight, so *where* `advance_to` stops — an output
+//! frame, a user's call — never changes the motion.
 
 mod boxes;
 mod clusters;
@@ -24,9 +24,9 @@ mod sleep;
 use std::collections::{BTreeMap, HashMap};
 
 use colliders::{Colliders, Participants, may_collide};
+pub use counters::{Counters, MultibodyCounters};
 pub use error::{AddBodyError, AddMultibodyError, SimulationError};
 use event_loop::EventLoop;
-pub use counters::{Counters, MultibodyCounters};
 pub(crate) use materials::MaterialTable;
 pub use settings::{
     BroadPhaseKind, ContactModel, EnergyBound, MicrocollisionClusters, SettingsError, WorldSettings,
@@ -242,12 +242,33 @@ impl World {
         &self.multibodies[id.0]
     }
 
-    /// One multibody, to apply impulses or change its state (see [`Multibody::restart`]).
-    /// The energy a change adds is the caller's doing: the energy bound measures from the state
-    /// at the next [`World::advance_to`].
-    pub fn multibody_mut(&mut self, id: MultibodyId) -> &mut Multibody {
+    /// One multibody, to change it while the world is being built (the event loop is
+    /// rebuilt at the next advance).
+    pub(crate) fn multibody_mut(&mut self, id: MultibodyId) -> &mut Multibody {
         self.energy_rebase = true;
+        self.collisions.invalidate();
         &mut self.multibodies[id.0]
+    }
+
+    /// Replaces multibody `id`'s joint velocities at the current time. The event loop learns of
+    /// it (it is rebuilt at the next [`World::advance_to`], every pair checked again), and the
+    /// energy bound measures from the new state: the energy the change adds is the caller's.
+    /// `v` must have one entry per velocity coordinate, each finite.
+    pub fn set_multibody_velocities(
+        &mut self,
+        id: MultibodyId,
+        v: &[f64],
+    ) -> Result<(), SettingsError> {
+        let multibody = &self.multibodies[id.0];
+        if v.len() != multibody.v().len() || !v.iter().all(|x| x.is_finite()) {
+            return Err(SettingsError {
+                setting: "multibody velocities",
+                expected: "one finite value per velocity coordinate",
+                found: format!("{} values for {} coordinates", v.len(), multibody.v().len()),
+            });
+        }
+        self.multibody_mut(id).set_velocities(v);
+        Ok(())
     }
 
     /// The multibody with this name.

@@ -73,9 +73,9 @@ pub struct WorldSettings {
 
 /// How far a run's total energy (kinetic, gravitational and spring energy of the dynamic bodies
 /// and multibodies) may rise above its value at the start before the run stops with
-/// [`SimulationError::EnergyGain`]: the check that turns a run pumping energy into a loud
+/// [`SimulationError::EnergyGain`](super::SimulationError::EnergyGain): the check that turns a run pumping energy into a loud
 /// failure instead of a silently wrong answer. Checked at the end of every
-/// [`World::advance_to`], so it reads the state and never changes the motion.
+/// [`World::advance_to`](super::World::advance_to), so it reads the state and never changes the motion.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum EnergyBound {
     /// In a closed world — no kinematic bodies, no applied forces or torques, no controllers,
@@ -128,7 +128,7 @@ impl WorldSettings {
 
     /// Checks every setting against its valid range (the same ranges the scene reader
     /// enforces), naming the first that is out of it. Envelope against body size is checked
-    /// when the bodies are known, as the run starts ([`World::advance_to`]).
+    /// when the bodies are known, as the run starts ([`World::advance_to`](super::World::advance_to)).
     pub fn check(&self) -> Result<(), SettingsError> {
         let positive = |x: f64| x.is_finite() && x > 0.0;
         let fail = |setting: &'static str, expected: &'static str, found: String| {

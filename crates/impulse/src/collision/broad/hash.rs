@@ -114,6 +114,7 @@ impl HierarchicalHash {
         }
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// Bucket visits so far (work done).
     pub fn bucket_visits(&self) -> u64 {
         self.visits

@@ -125,7 +125,9 @@ pub fn overlap(a: &Aabb, b: &Aabb) -> bool {
     (0..3).all(|k| a.min[k] <= b.max[k] && b.min[k] <= a.max[k])
 }
 
-/// A broad phase over boxes identified by small integers.
+/// A broad phase over boxes identified by small integers. (`remove`, `candidates` and
+/// `overlapping_pairs` serve the tests and benchmarks.)
+#[cfg_attr(not(any(test, feature = "internals")), allow(dead_code))]
 pub trait BroadPhase {
     /// Sets (inserting if new) the box of `id`. Takes effect at the next [`update`](Self::update).
     fn set(&mut self, id: usize, aabb: Aabb);
@@ -141,6 +143,7 @@ pub trait BroadPhase {
     fn overlapping_pairs(&self) -> Vec<Pair>;
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// Every overlapping pair by testing all of them: the reference the others must match.
 pub fn brute_force(boxes: &[Option<Aabb>]) -> Vec<Pair> {
     let mut pairs = Vec::new();
