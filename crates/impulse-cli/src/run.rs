@@ -13,6 +13,8 @@ use impulse::scene::{self, Scene, SceneError};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Args)]
+// The arguments' doc comments are their `--help` text, written for a terminal, not HTML.
+#[allow(rustdoc::invalid_html_tags)]
 pub struct RunArgs {
     /// The scene file (TOML).
     scene: PathBuf,
