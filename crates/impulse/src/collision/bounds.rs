@@ -18,6 +18,7 @@ use crate::math::{Mat3, Point, Vec3};
 /// bound, a free flight's widened by `allowance` in every direction (see the event loop's
 /// allowances). `reach` and `spin_reach` are the collider's reach and spin reach about the
 /// centre of its motion; `symmetry` is the body's, if it is a symmetric top.
+#[inline]
 pub(crate) fn body_motion_bound(
     body: &RigidBody,
     symmetry: Option<Symmetry>,
@@ -92,6 +93,7 @@ pub(crate) fn body_motion_bound(
 /// Box swept by a rigid body (sampled now) over the next `span`: its model's box if fixed, the
 /// ballistic box of a free flight (Fig. 2.13), and for prescribed motion the box its origin's
 /// speed bound can reach, grown by its reach.
+#[inline]
 pub(crate) fn body_swept_box(
     body: &RigidBody,
     model: &CollisionModel,

@@ -31,6 +31,7 @@ pub(crate) struct Participants<'a> {
 
 impl Participants<'_> {
     /// Moves multibody `m` (with its controllers) to `t`.
+    #[inline]
     pub(super) fn advance_multibody(&mut self, m: usize, t: f64) -> Result<(), SimulationError> {
         let multibody = &mut self.multibodies[m];
         multibody
@@ -68,6 +69,7 @@ pub(crate) struct Colliders {
 
 impl Colliders {
     /// The colliders of these bodies and multibodies.
+    #[inline]
     pub(crate) fn new(bodies: &[RigidBody], multibodies: &[Multibody]) -> Self {
         let mut table = Self {
             kinds: Vec::new(),
@@ -129,6 +131,7 @@ impl Colliders {
     }
 
     /// A multibody with nothing else to hit needs no motion envelopes: it flies on its own.
+    #[inline]
     pub(super) fn leave_out_lone_multibodies(&mut self) {
         let n = self.kinds.len();
         for links in &mut self.link_colliders {
@@ -141,16 +144,19 @@ impl Colliders {
     }
 
     /// How many colliders.
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.kinds.len()
     }
 
     /// What collider `c` is.
+    #[inline]
     pub(crate) fn kind(&self, c: usize) -> Collider {
         self.kinds[c]
     }
 
     /// The rigid body collider `c` is, if it is one.
+    #[inline]
     pub(super) fn body(&self, c: usize) -> Option<BodyId> {
         match self.kinds[c] {
             Collider::Body(id) => Some(id),
@@ -159,6 +165,7 @@ impl Colliders {
     }
 
     /// The multibody whose link collider `c` is, if it is one.
+    #[inline]
     pub(super) fn multibody(&self, c: usize) -> Option<usize> {
         match self.kinds[c] {
             Collider::Body(_) => None,
@@ -167,6 +174,7 @@ impl Colliders {
     }
 
     /// Wakes collider `c` at `t` if it is a sleeping body (at rest: it starts a free flight).
+    #[inline]
     pub(super) fn wake(
         &self,
         c: usize,
@@ -184,6 +192,7 @@ impl Colliders {
     }
 
     /// Whether two colliders may collide at all (see [`may_collide`]).
+    #[inline]
     pub(super) fn eligible(&self, (a, b): (usize, usize), world: &Participants<'_>) -> bool {
         may_collide(
             (self.kinds[a], self.kinds[b]),
@@ -193,16 +202,19 @@ impl Colliders {
         )
     }
 
+    #[inline]
     pub(super) fn is_link(&self, c: usize) -> bool {
         matches!(self.kinds[c], Collider::Link(..))
     }
 
     /// Whether collider `c` has a bounded part (goes into the broad phase).
+    #[inline]
     pub(super) fn bounded(&self, c: usize) -> bool {
         !self.unbounded[c] && self.models[c].root().is_some()
     }
 
     /// Whether collider `c` can move.
+    #[inline]
     pub(super) fn moves(&self, c: usize, world: &Participants<'_>) -> bool {
         match self.kinds[c] {
             Collider::Body(id) => !matches!(world.bodies[id.0].motion(), MotionType::Fixed),
@@ -212,6 +224,7 @@ impl Colliders {
 
     /// Whether collider `c` is a kinematic body whose prescribed motion leaves it where it
     /// starts: it keeps nothing it touches awake, as a fixed body does not.
+    #[inline]
     pub(super) fn stationary(&self, c: usize, world: &Participants<'_>) -> bool {
         match self.kinds[c] {
             Collider::Body(id) => matches!(
@@ -223,6 +236,7 @@ impl Colliders {
     }
 
     /// Whether collider `c` responds to impulses.
+    #[inline]
     pub(super) fn dynamic(&self, c: usize, world: &Participants<'_>) -> bool {
         match self.kinds[c] {
             Collider::Body(id) => world.bodies[id.0].is_dynamic(),
@@ -231,11 +245,13 @@ impl Colliders {
     }
 
     /// Whether collider `c` is a free (dynamic) rigid body.
+    #[inline]
     pub(super) fn free_body(&self, c: usize, world: &Participants<'_>) -> bool {
         matches!(self.kinds[c], Collider::Body(id) if world.bodies[id.0].is_dynamic())
     }
 
     /// Whether collider `c` stays where it is until an impulse: fixed, or asleep.
+    #[inline]
     pub(super) fn still(&self, c: usize, world: &Participants<'_>) -> bool {
         match self.kinds[c] {
             Collider::Body(id) => {
@@ -247,12 +263,14 @@ impl Colliders {
     }
 
     /// Whether collider `c` is asleep.
+    #[inline]
     pub(super) fn asleep(&self, c: usize, world: &Participants<'_>) -> bool {
         matches!(self.kinds[c], Collider::Body(id) if world.bodies[id.0].is_asleep())
     }
 
     /// Whether collider `c` is a free body without applied torque, awake: its motion between
     /// impulses is a torque-free flight, which allowances and sleep rely on.
+    #[inline]
     pub(super) fn torque_free(&self, c: usize, world: &Participants<'_>) -> bool {
         match self.kinds[c] {
             Collider::Body(id) => {
@@ -264,12 +282,14 @@ impl Colliders {
     }
 
     /// Display name: the body's, or `multibody/link`.
+    #[inline]
     pub(super) fn name(&self, c: usize, world: &Participants<'_>) -> String {
         collider_name(self.kinds[c], world.bodies, world.multibodies)
     }
 
     /// Moves collider `c` (a body, or a link's whole multibody) to time `t`, checking its
     /// state stays finite.
+    #[inline]
     pub(super) fn sample(
         &self,
         c: usize,
@@ -283,11 +303,13 @@ impl Colliders {
     }
 
     /// Pose of collider `c`'s model frame (the frame its shapes are given in).
+    #[inline]
     pub(super) fn pose(&self, c: usize, world: &Participants<'_>) -> Pose {
         collider_pose(self.kinds[c], world.bodies, world.multibodies)
     }
 
     /// Velocity of the point of collider `c` at `point`.
+    #[inline]
     pub(super) fn point_velocity(&self, c: usize, point: &Point, world: &Participants<'_>) -> Vec3 {
         match self.kinds[c] {
             Collider::Body(id) => world.bodies[id.0].point_velocity(point),
@@ -297,6 +319,7 @@ impl Colliders {
 
     /// Collider `c`'s share of the collision matrix at `point`, world frame: the rigid body's
     /// (eq. 3.4) or the link's articulated one (§5.3.3).
+    #[inline]
     pub(super) fn collision_matrix(
         &self,
         c: usize,
@@ -318,6 +341,7 @@ impl Colliders {
 
     /// Applies `impulse` at `point` to collider `c` at `t`: a body's flight restarts, a link's
     /// multibody propagates it through the tree (§5.3.4).
+    #[inline]
     pub(super) fn apply_impulse(
         &self,
         c: usize,
@@ -345,6 +369,7 @@ impl Colliders {
 
     /// Applies several impulses (with the points they act at) to free body `c` at once, at
     /// `t`: one new flight. Links never take part in a simultaneous solve.
+    #[inline]
     pub(super) fn apply_impulses(
         &self,
         c: usize,
@@ -364,6 +389,7 @@ impl Colliders {
     }
 
     /// Free body `c` as a body of a contact problem (links never join one).
+    #[inline]
     pub(super) fn contact_body(&self, c: usize, world: &Participants<'_>) -> ContactBody {
         let Collider::Body(id) = self.kinds[c] else {
             unreachable!("links never join a simultaneous solve")
@@ -381,6 +407,7 @@ impl Colliders {
     /// Box swept by collider `c` (sampled at time `from`) until `until`, which must be
     /// finite: a motion too large to bound stops the run. A link's box covers its
     /// multibody's envelope.
+    #[inline]
     pub(super) fn swept_box(
         &self,
         c: usize,
@@ -425,6 +452,7 @@ impl Colliders {
     /// How far collider `c`'s points can travel: a body's bound by its motion type (a free
     /// flight's widened by `allowance`, see the schedule's allowances), a link's from its
     /// multibody's envelope (the k-formula of Fig. 5.4 over the velocity box).
+    #[inline]
     pub(super) fn motion_bound(
         &self,
         c: usize,
@@ -461,6 +489,7 @@ impl Colliders {
 
     /// Until when collider `c`'s motion bound holds: for ever for a body (until an impulse),
     /// the end of its multibody's envelope for a link.
+    #[inline]
     pub(super) fn bound_valid_until(&self, c: usize) -> f64 {
         match self.kinds[c] {
             Collider::Body(_) => f64::INFINITY,
@@ -471,6 +500,7 @@ impl Colliders {
     }
 
     /// A free body's velocity, acceleration and angular-speed bound now (`None` for a link).
+    #[inline]
     pub(super) fn free_motion(&self, c: usize, world: &Participants<'_>) -> Option<FreeMotion> {
         let Collider::Body(id) = self.kinds[c] else {
             return None;
@@ -485,6 +515,7 @@ impl Colliders {
 
     /// Speed of collider `c`'s fastest point: `|v| + r |ω|` (infinite for a link: links never
     /// sleep).
+    #[inline]
     pub(super) fn speed(&self, c: usize, world: &Participants<'_>) -> f64 {
         match self.kinds[c] {
             Collider::Body(id) => {
