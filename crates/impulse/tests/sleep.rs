@@ -1,4 +1,4 @@
-//! Sleep (`world::collisions`, "Sleep"): islands of bodies that have stayed still fall asleep,
+//! Sleep (`world/islands.rs`, "Sleep" in ARCHITECTURE.md): islands of bodies that have stayed still fall asleep,
 //! and an impulse on any sleeper wakes its whole island. Checked against closed-form motion
 //! and against the same runs with sleep off.
 //!

@@ -140,7 +140,7 @@ pub(crate) fn free_angular_speed(body: &RigidBody) -> f64 {
 /// Spin about the axis moves no supporting plane of it, and torque-free it keeps both its spin
 /// `ω₃` and the size of the rest of its angular velocity, `|ω⊥|` (Euler's equations for a
 /// symmetric top), so a rolling wheel or coin gets a turning bound of its wobble alone (see
-/// `Collisions::motion_bound`).
+/// `body_motion_bound`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Symmetry {
     /// The axis, in the body (principal) frame.

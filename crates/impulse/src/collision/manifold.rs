@@ -3,7 +3,7 @@
 //! The narrow phase finds one pair of closest points (Mirtich eq. 2.1). A box lying on a face
 //! touches along the whole face, though, and one point cannot hold it: an impulse there tips
 //! it onto another corner. Answering a resting contact at once at every corner (see
-//! `response::cluster`) needs the touching region, which this module gives as the corners of a
+//! `contact::gauss_seidel`) needs the touching region, which this module gives as the corners of a
 //! convex polygon in the contact plane:
 //!
 //! 1. each part's *support set* facing the other — its points within `tolerance` of its

@@ -69,7 +69,7 @@ pub enum MotionBound {
         turning: f64,
         /// A speed added to the bound in every direction, so that it still holds after
         /// impulses change the body's velocities by less (zero for the bound of the motion
-        /// as it is). See `world::collisions`, "Allowances".
+        /// as it is). See the event loop's schedule (`world/schedule.rs`), "Allowances".
         allowance: f64,
     },
     /// Motion known ahead (a multibody's link over its envelope): per-axis bounds on the centre

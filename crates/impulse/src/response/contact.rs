@@ -39,7 +39,7 @@ pub enum ResponseKind {
     /// A microcollision answered by a collision with boosted restitution.
     Boosted,
     /// A microcollision answered together with the other contacts of its cluster
-    /// (`response::cluster`).
+    /// (`contact::gauss_seidel`).
     Simultaneous,
 }
 

@@ -99,7 +99,7 @@ impl EventLoop {
     /// Gathers the cluster of pair `p` at `t` into `scratch`: its members (free bodies,
     /// expanded, and the fixed or kinematic bodies that bound it) and every piece pair within
     /// the envelope between them, in a deterministic order. False if the cluster cannot be
-    /// answered at once (see [`Collisions::collide_cluster`]).
+    /// answered at once (see [`EventLoop::collide_cluster`]).
     pub(super) fn gather_cluster(
         &mut self,
         p: Pair,
@@ -382,7 +382,7 @@ impl EventLoop {
     }
 }
 
-/// Storage a cluster solve keeps between instants (see [`Collisions::collide_cluster`]).
+/// Storage a cluster solve keeps between instants (see [`EventLoop::collide_cluster`]).
 #[derive(Default)]
 pub(super) struct ClusterScratch {
     members: Vec<usize>,

@@ -28,7 +28,7 @@ pub enum MicrocollisionClusters {
     #[default]
     Sequential,
     /// All contacts within the envelope of the bodies a microcollision reaches are answered
-    /// together by one simultaneous solve (`response::cluster`).
+    /// together by one simultaneous solve (`contact::gauss_seidel`).
     Simultaneous,
 }
 
