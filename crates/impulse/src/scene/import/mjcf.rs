@@ -563,6 +563,18 @@ impl Reader<'_> {
             node,
             defaults: None,
         };
+        if el.has("fullinertia")
+            && let Some(key) = ["quat", "axisangle", "euler", "xyaxes", "zaxis"]
+                .into_iter()
+                .find(|k| el.has(k))
+        {
+            // As MuJoCo: a full tensor is already in body axes.
+            self.diag.error(
+                &el.loc_of(key),
+                "an <inertial> with `fullinertia` takes no orientation: give the tensor in body axes, or `diaginertia` with an orientation",
+            );
+            return None;
+        }
         let frame = self.frame(&el)?;
         let Some(mass) = el.number("mass", self.diag) else {
             if !el.has("mass") {
