@@ -10,11 +10,19 @@ pub(crate) fn parse<'a>(text: &'a str, diag: &mut Diagnostics) -> Option<Documen
     match Document::parse(text) {
         Ok(doc) => Some(doc),
         Err(e) => {
-            let pos = e.pos();
+            let (line, column) = match e {
+                // Reported at the end of the file, where it stopped.
+                roxmltree::Error::UnexpectedEndOfStream => {
+                    let last = text.trim_end().lines().count().max(1);
+                    let column = text.trim_end().lines().last().map_or(0, |l| l.chars().count());
+                    (last, column + 1)
+                }
+                _ => (e.pos().row as usize, e.pos().col as usize),
+            };
             diag.error(
                 &Loc {
-                    line: pos.row as usize,
-                    column: pos.col as usize,
+                    line,
+                    column,
                     element: String::new(),
                 },
                 format!("malformed XML: {e}"),
