@@ -43,10 +43,11 @@ STATES = 100
 
 @pytest.fixture(scope="session")
 def impulse_bin():
-    """The `impulse` program: $IMPULSE_BIN, else built here (a no-op after `cargo test`)."""
+    """The `impulse` program: $IMPULSE_BIN, else built here with the test profile (the build
+    `cargo test --workspace` already made, so after it this is a no-op)."""
     if os.environ.get("IMPULSE_BIN"):
         return os.environ["IMPULSE_BIN"]
-    subprocess.run(["cargo", "build", "--quiet", "-p", "impulse-cli"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--quiet", "--profile", "test", "-p", "impulse-cli"], cwd=ROOT, check=True)
     return str(ROOT / "target" / "debug" / "impulse")
 
 
