@@ -100,13 +100,22 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, String> {
         )
     })?;
     let links = model.multibody.as_ref().map_or(0, |m| m.links.len());
-    let dofs: usize = scene.world.multibodies().iter().map(|m| m.tree().nv()).sum();
+    let dofs: usize = scene
+        .world
+        .multibodies()
+        .iter()
+        .map(|m| m.tree().nv())
+        .sum();
     println!(
         "{}: wrote model `{}` ({links} links, {dofs} degrees of freedom, {} fixed bod{}) to {}",
         args.file.display(),
         model.name,
         model.fixed_bodies.len(),
-        if model.fixed_bodies.len() == 1 { "y" } else { "ies" },
+        if model.fixed_bodies.len() == 1 {
+            "y"
+        } else {
+            "ies"
+        },
         args.to.display()
     );
     Ok(ExitCode::SUCCESS)
@@ -122,7 +131,9 @@ fn numbers(value: &Value, key: &str, index: usize) -> Result<Vec<f64>, String> {
                     .ok_or_else(|| format!("states[{index}].{key}: expected numbers"))
             })
             .collect(),
-        Some(_) => Err(format!("states[{index}].{key}: expected an array of numbers")),
+        Some(_) => Err(format!(
+            "states[{index}].{key}: expected an array of numbers"
+        )),
     }
 }
 
@@ -131,8 +142,8 @@ pub fn dynamics(args: &DynamicsArgs) -> Result<ExitCode, String> {
     let model = load(&args.model, args.base)?;
     let text = std::fs::read_to_string(&args.states)
         .map_err(|e| format!("cannot read {}: {e}", args.states.display()))?;
-    let input: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{}: {e}", args.states.display()))?;
+    let input: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", args.states.display()))?;
     let gravity = match input.get("gravity") {
         None => None,
         Some(g) => {
@@ -164,7 +175,9 @@ pub fn dynamics(args: &DynamicsArgs) -> Result<ExitCode, String> {
         let qacc = dynamics
             .forward_dynamics(&qpos, &qvel, &tau)
             .map_err(|e| format!("states[{i}]: {e}"))?;
-        let m = dynamics.mass_matrix(&qpos).map_err(|e| format!("states[{i}]: {e}"))?;
+        let m = dynamics
+            .mass_matrix(&qpos)
+            .map_err(|e| format!("states[{i}]: {e}"))?;
         let rows: Vec<&[f64]> = m.chunks(nv.max(1)).collect();
         results.push(json!({ "qacc": qacc, "mass_matrix": rows }));
         if let Some(calls) = args.bench {
@@ -200,8 +213,7 @@ pub fn dynamics(args: &DynamicsArgs) -> Result<ExitCode, String> {
             "min_seconds_per_call": timings[0],
         });
     }
-    let text =
-        serde_json::to_string(&report).map_err(|e| format!("cannot format JSON: {e}"))?;
+    let text = serde_json::to_string(&report).map_err(|e| format!("cannot format JSON: {e}"))?;
     println!("{text}");
     Ok(ExitCode::SUCCESS)
 }

@@ -47,8 +47,12 @@ fn random_states(dynamics: &ModelDynamics, rng: &mut Pcg64, count: usize) -> Vec
                     qpos[i..i + 4].iter_mut().for_each(|x| *x /= norm);
                 }
             }
-            let qvel = (0..dynamics.nv()).map(|_| rng.random_range(-2.0..2.0)).collect();
-            let tau = (0..dynamics.nv()).map(|_| rng.random_range(-5.0..5.0)).collect();
+            let qvel = (0..dynamics.nv())
+                .map(|_| rng.random_range(-2.0..2.0))
+                .collect();
+            let tau = (0..dynamics.nv())
+                .map(|_| rng.random_range(-5.0..5.0))
+                .collect();
             [qpos, qvel, tau]
         })
         .collect()
@@ -120,7 +124,12 @@ fn a_free_falling_model_falls_at_g() {
     let mut d = ModelDynamics::new(&model, Some(g)).unwrap();
     let mut rng = Pcg64::seed_from_u64(7);
     let [mut qpos, _, _] = random_states(&d, &mut rng, 1).remove(0);
-    let free = d.joints().iter().find(|j| j.kind == "floating").unwrap().clone();
+    let free = d
+        .joints()
+        .iter()
+        .find(|j| j.kind == "floating")
+        .unwrap()
+        .clone();
     qpos[free.qpos..free.qpos + 3].copy_from_slice(&[1.0, -2.0, 3.0]);
     let zeros = vec![0.0; d.nv()];
     let qacc = d.forward_dynamics(&qpos, &zeros, &zeros).unwrap();
@@ -145,7 +154,8 @@ fn the_written_scene_gives_the_same_multibody() {
         let id = model.add_to(&mut world).unwrap().unwrap();
         let scene_path = std::env::temp_dir().join(format!("impulse_import_{file}.toml"));
         let text = model.to_scene(&scene_path);
-        let scene = scene::parse(&scene_path, &text).unwrap_or_else(|e| panic!("{file}:\n{e}\n{text}"));
+        let scene =
+            scene::parse(&scene_path, &text).unwrap_or_else(|e| panic!("{file}:\n{e}\n{text}"));
         let original = world.multibody(id).tree();
         let written = scene.world.multibodies()[0].tree();
         assert_eq!(original.links().len(), written.links().len());
@@ -153,11 +163,20 @@ fn the_written_scene_gives_the_same_multibody() {
             assert_eq!(a.name, b.name);
             assert_eq!(a.parent, b.parent);
             assert!((a.mass - b.mass).abs() <= 1e-15 * a.mass, "{}", a.name);
-            assert!((a.principal_inertia - b.principal_inertia).norm() < 1e-13, "{}", a.name);
-            assert!((a.body_to_model.to_homogeneous() - b.body_to_model.to_homogeneous()).norm() < 1e-12);
+            assert!(
+                (a.principal_inertia - b.principal_inertia).norm() < 1e-13,
+                "{}",
+                a.name
+            );
+            assert!(
+                (a.body_to_model.to_homogeneous() - b.body_to_model.to_homogeneous()).norm()
+                    < 1e-12
+            );
             let (ja, jb) = (&a.joint, &b.joint);
             assert_eq!((&ja.name, ja.kind), (&jb.name, jb.kind));
-            assert!((ja.predecessor.to_homogeneous() - jb.predecessor.to_homogeneous()).norm() < 1e-12);
+            assert!(
+                (ja.predecessor.to_homogeneous() - jb.predecessor.to_homogeneous()).norm() < 1e-12
+            );
             assert!((ja.successor.to_homogeneous() - jb.successor.to_homogeneous()).norm() < 1e-12);
             assert_eq!(ja.passive.damping, jb.passive.damping);
             assert_eq!(ja.passive.armature, jb.passive.armature);
@@ -228,7 +247,10 @@ position = [-3, 0, 1.0]
     // The shoulder joint sits 0.1 above the base, which stands at z = 1.
     let shoulder = &arm.tree().links()[0];
     let anchor = shoulder.joint.predecessor.translation.vector;
-    assert!((anchor - Vec3::new(0.0, 0.0, 1.1)).norm() < 1e-12, "{anchor:?}");
+    assert!(
+        (anchor - Vec3::new(0.0, 0.0, 1.1)).norm() < 1e-12,
+        "{anchor:?}"
+    );
     assert_eq!(shoulder.attached_to.as_deref(), Some("arm/base_link"));
     let dog = world.multibody(world.multibody_id("dog").unwrap());
     assert!(dog.has_controllers(), "the knee servos");
@@ -238,7 +260,9 @@ position = [-3, 0, 1.0]
     let q: Vec<f64> = q.iter().map(|x| x + rng.random_range(-0.2..0.2)).collect();
     let mut q = q;
     tree.normalize(&mut q);
-    let tau: Vec<f64> = (0..tree.nv()).map(|_| rng.random_range(-3.0..3.0)).collect();
+    let tau: Vec<f64> = (0..tree.nv())
+        .map(|_| rng.random_range(-3.0..3.0))
+        .collect();
     let applied = AppliedForces::zero(tree.nv(), tree.links().len());
     let g = Vec3::new(0.0, 0.0, -9.81);
     let mut ws = Workspace::new(tree.links().len());
@@ -248,7 +272,11 @@ position = [-3, 0, 1.0]
         .forward_dynamics_dense(&q, &v, &tau, &applied, &g, &mut ws)
         .unwrap();
     assert!(relative(&aba, dense.as_slice()) < 1e-12);
-    assert!(tree.links().iter().any(|l| l.joint.passive.armature.iter().any(|&a| a > 0.0)));
+    assert!(
+        tree.links()
+            .iter()
+            .any(|l| l.joint.passive.armature.iter().any(|&a| a > 0.0))
+    );
 }
 
 /// MJCF details: `<default>` classes and `childclass` (the quadruped's knees take the class
@@ -330,7 +358,12 @@ fn expect_warning(name: &str, text: &str, needle: &str, line: usize) {
         .warnings
         .iter()
         .find(|d| d.message.contains(needle))
-        .unwrap_or_else(|| panic!("{name}: no warning with `{needle}` in {:#?}", model.warnings));
+        .unwrap_or_else(|| {
+            panic!(
+                "{name}: no warning with `{needle}` in {:#?}",
+                model.warnings
+            )
+        });
     assert_eq!(found.severity, Severity::Warning);
     assert_eq!(found.line, line, "{found}");
 }
@@ -380,7 +413,13 @@ fn malformed_xml_is_located() {
 fn urdf_tree_errors_are_located() {
     // A joint whose parent link does not exist (line 4).
     let text = urdf(&format!("{}\n{}", link("a"), joint("j", "nowhere", "a")));
-    expect_error("parent.urdf", &text, "no link named `nowhere`", 4, "<parent>");
+    expect_error(
+        "parent.urdf",
+        &text,
+        "no link named `nowhere`",
+        4,
+        "<parent>",
+    );
     // A cycle: base → a → b → a (b is a's parent and child). Line 6 holds the second joint to a.
     let text = urdf(&format!(
         "{}\n{}\n{}\n{}\n{}",
@@ -390,7 +429,13 @@ fn urdf_tree_errors_are_located() {
         joint("j2", "a", "b"),
         joint("j3", "b", "a")
     ));
-    expect_error("cycle.urdf", &text, "already the child of joint `j1`", 7, "<joint name=\"j3\">");
+    expect_error(
+        "cycle.urdf",
+        &text,
+        "already the child of joint `j1`",
+        7,
+        "<joint name=\"j3\">",
+    );
     // A pure cycle with no root at all.
     let text = format!(
         "<robot name=\"r\">\n{}\n{}\n{}\n{}\n</robot>\n",
@@ -399,13 +444,25 @@ fn urdf_tree_errors_are_located() {
         joint("j1", "a", "b"),
         joint("j2", "b", "a")
     );
-    expect_error("loop.urdf", &text, "the joints form a cycle", 1, "<robot name=\"r\">");
+    expect_error(
+        "loop.urdf",
+        &text,
+        "the joints form a cycle",
+        1,
+        "<robot name=\"r\">",
+    );
     // Two roots.
     let text = urdf(&link("a"));
     expect_error("roots.urdf", &text, "2 root links", 3, "<link name=\"a\">");
     // A link moved by a joint with no inertial.
     let text = urdf(&format!("<link name=\"a\"/>\n{}", joint("j", "base", "a")));
-    expect_error("massless.urdf", &text, "has no mass", 3, "<link name=\"a\">");
+    expect_error(
+        "massless.urdf",
+        &text,
+        "has no mass",
+        3,
+        "<link name=\"a\">",
+    );
 }
 
 #[test]
@@ -466,10 +523,27 @@ fn meshes_missing_or_unreadable() {
             joint("j", "base", "a")
         ))
     };
-    expect_error("mesh.urdf", &geometry("missing.stl"), "not found", 4, "filename");
-    expect_error("ply.urdf", &geometry("part.ply"), "OBJ (.obj) or STL", 4, "filename");
+    expect_error(
+        "mesh.urdf",
+        &geometry("missing.stl"),
+        "not found",
+        4,
+        "filename",
+    );
+    expect_error(
+        "ply.urdf",
+        &geometry("part.ply"),
+        "OBJ (.obj) or STL",
+        4,
+        "filename",
+    );
     // COLLADA: left out with a warning; the link keeps its inertial.
-    expect_warning("dae.urdf", &geometry("package://robot/meshes/part.dae"), "COLLADA", 4);
+    expect_warning(
+        "dae.urdf",
+        &geometry("package://robot/meshes/part.dae"),
+        "COLLADA",
+        4,
+    );
     expect_error(
         "mesh.xml",
         "<mujoco><asset>\n<mesh name=\"m\" file=\"gone.obj\"/>\n</asset></mujoco>\n",
@@ -562,14 +636,29 @@ fn model_errors_surface_through_the_scene() {
     let text = "[[model]]\nfile = \"bad.urdf\"\nbase = \"fixd\"\ncolour = 1\n";
     let error = scene::parse(&dir.join("s.toml"), text).unwrap_err();
     let d = error.diagnostics();
-    assert!(d.iter().any(|x| x.path.ends_with("s.toml") && x.line == 3 && x.message.contains("fixed")), "{d:#?}");
-    assert!(d.iter().any(|x| x.path.ends_with("s.toml") && x.line == 4 && x.message.contains("colour")), "{d:#?}");
+    assert!(
+        d.iter()
+            .any(|x| x.path.ends_with("s.toml") && x.line == 3 && x.message.contains("fixed")),
+        "{d:#?}"
+    );
+    assert!(
+        d.iter()
+            .any(|x| x.path.ends_with("s.toml") && x.line == 4 && x.message.contains("colour")),
+        "{d:#?}"
+    );
     let text = "[[model]]\nfile = \"bad.urdf\"\n";
     let error = scene::parse(&dir.join("s.toml"), text).unwrap_err();
     let d = error.diagnostics();
     assert!(d[0].path.ends_with("s.toml") && d[0].line == 2, "{d:#?}");
-    assert!(d.iter().any(|x| x.path.ends_with("bad.urdf") && x.line == 4 && x.message.contains("nowhere")), "{d:#?}");
+    assert!(
+        d.iter()
+            .any(|x| x.path.ends_with("bad.urdf") && x.line == 4 && x.message.contains("nowhere")),
+        "{d:#?}"
+    );
     let text = "[[model]]\nfile = \"absent.urdf\"\n";
     let error = scene::parse(&dir.join("s.toml"), text).unwrap_err();
-    assert!(error.to_string().contains("cannot read the model file"), "{error}");
+    assert!(
+        error.to_string().contains("cannot read the model file"),
+        "{error}"
+    );
 }

@@ -490,11 +490,13 @@ impl<'c, 's> SceneReader<'c, 's> {
                 let center = t
                     .get("center_of_mass")
                     .map_or(Some(Vec3::zeros()), |c| c.vec3());
-                read_inertia(&v).zip(center).map(|(inertia, c)| MassSpec::Explicit {
-                    mass: m,
-                    center_of_mass: Point::from(c),
-                    inertia,
-                })
+                read_inertia(&v)
+                    .zip(center)
+                    .map(|(inertia, c)| MassSpec::Explicit {
+                        mass: m,
+                        center_of_mass: Point::from(c),
+                        inertia,
+                    })
             }
             (_, Some(v)) => {
                 if t.has("mass") || dynamic {
@@ -1009,7 +1011,6 @@ fn positive_vec3(value: &Value<'_, '_>) -> Option<Vec3> {
         None
     }
 }
-
 
 /// An inertia tensor `[ixx, iyy, izz, ixy, ixz, iyz]` about the centre of mass (model axes), as
 /// a solid can have it (positive principal moments obeying the triangle inequality).

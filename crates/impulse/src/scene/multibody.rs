@@ -1160,7 +1160,11 @@ impl<'c, 's> SceneReader<'c, 's> {
 /// Gives limit stops without a stiffness a stiff, critically damped one: natural frequency
 /// `LIMIT_FREQUENCY` with the joint's effective inertia `H_jj` at the start (`k = H_jj ω²`,
 /// `c = 2 H_jj ω`).
-pub(crate) fn set_automatic_stops(world: &mut World, id: crate::multibody::MultibodyId, joints: &[&str]) {
+pub(crate) fn set_automatic_stops(
+    world: &mut World,
+    id: crate::multibody::MultibodyId,
+    joints: &[&str],
+) {
     if joints.is_empty() {
         return;
     }

@@ -141,14 +141,22 @@ impl<'s> Context<'s> {
         // The scene file's own first, then those of files it refers to, each in file order.
         let path = self.path;
         all.sort_by(|a, b| {
-            (a.path != path, &a.path, a.line, a.column, a.severity, &a.key).cmp(&(
-                b.path != path,
-                &b.path,
-                b.line,
-                b.column,
-                b.severity,
-                &b.key,
-            ))
+            (
+                a.path != path,
+                &a.path,
+                a.line,
+                a.column,
+                a.severity,
+                &a.key,
+            )
+                .cmp(&(
+                    b.path != path,
+                    &b.path,
+                    b.line,
+                    b.column,
+                    b.severity,
+                    &b.key,
+                ))
         });
         all.dedup();
         all

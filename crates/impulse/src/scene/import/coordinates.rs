@@ -55,9 +55,14 @@ pub struct JointCoordinates {
 enum Map {
     Same,
     /// `R`: the child body frame's rotation in the successor frame.
-    Ball { r: Quat },
+    Ball {
+        r: Quat,
+    },
     /// The parent's link frame in its body frame, and the child's.
-    Free { parent: Pose, child: Pose },
+    Free {
+        parent: Pose,
+        child: Pose,
+    },
 }
 
 /// Forward dynamics and the mass matrix of a model in its file's coordinates.
@@ -124,7 +129,9 @@ impl ModelDynamics {
             tree,
             maps,
             joints,
-            gravity: gravity.or(model.gravity).unwrap_or(Vec3::new(0.0, 0.0, -9.81)),
+            gravity: gravity
+                .or(model.gravity)
+                .unwrap_or(Vec3::new(0.0, 0.0, -9.81)),
         })
     }
 
@@ -158,7 +165,12 @@ impl ModelDynamics {
                 tau.map_or(String::new(), |t| format!(", {}", t.len()))
             ));
         }
-        if !qpos.iter().chain(qvel).chain(tau.unwrap_or(&[])).all(|x| x.is_finite()) {
+        if !qpos
+            .iter()
+            .chain(qvel)
+            .chain(tau.unwrap_or(&[]))
+            .all(|x| x.is_finite())
+        {
             return Err("the state must be finite".into());
         }
         Ok(())
@@ -187,7 +199,8 @@ impl ModelDynamics {
                     q[qi..qi + 3].copy_from_slice(t.as_slice());
                     write_quat(&r, &mut q[qi + 3..qi + 7]);
                     let x_dot = Vec3::from_column_slice(&qvel[vi..vi + 3]);
-                    let w = child.rotation.inverse() * Vec3::from_column_slice(&qvel[vi + 3..vi + 6]);
+                    let w =
+                        child.rotation.inverse() * Vec3::from_column_slice(&qvel[vi + 3..vi + 6]);
                     let u = (parent.rotation * r).inverse() * x_dot - w.cross(&e);
                     v[vi..vi + 3].copy_from_slice(w.as_slice());
                     v[vi + 3..vi + 6].copy_from_slice(u.as_slice());
@@ -226,8 +239,12 @@ impl ModelDynamics {
                     a.view_mut((vi + 3, vi + 3), (3, 3)).fill(0.0);
                     // [ω; v] = [[0, R_cᵀ], [(R_p R)ᵀ, [e]× R_cᵀ]] [ẋ; ω_m].
                     a_inv.view_mut((vi, vi), (3, 3)).fill(0.0);
-                    a_inv.view_mut((vi, vi + 3), (3, 3)).copy_from(&rc.transpose());
-                    a_inv.view_mut((vi + 3, vi), (3, 3)).copy_from(&prr.transpose());
+                    a_inv
+                        .view_mut((vi, vi + 3), (3, 3))
+                        .copy_from(&rc.transpose());
+                    a_inv
+                        .view_mut((vi + 3, vi), (3, 3))
+                        .copy_from(&prr.transpose());
                     a_inv
                         .view_mut((vi + 3, vi + 3), (3, 3))
                         .copy_from(&(ex * rc.transpose()));

@@ -102,7 +102,11 @@ pub(super) fn write_scene(model: &Model, scene_path: &Path) -> String {
         if first(&p.armature) != 0.0 {
             let _ = writeln!(out, "armature = {}", number(first(&p.armature)));
         }
-        if scalar && let Some(&(lo, hi)) = p.limits.first() && lo.is_finite() && hi.is_finite() {
+        if scalar
+            && let Some(&(lo, hi)) = p.limits.first()
+            && lo.is_finite()
+            && hi.is_finite()
+        {
             let _ = writeln!(
                 out,
                 "limits = [{}, {}]",
@@ -154,7 +158,9 @@ fn write_shapes(out: &mut String, shapes: &[PlacedShape], sources: &[ShapeSource
                 string(&relative(file, dir).to_string_lossy()),
                 vector(scale)
             ),
-            (Shape::Sphere { radius }, _) => format!("type = \"sphere\", radius = {}", number(*radius)),
+            (Shape::Sphere { radius }, _) => {
+                format!("type = \"sphere\", radius = {}", number(*radius))
+            }
             (Shape::Box { half_extents }, _) => {
                 format!("type = \"box\", size = {}", vector(&(half_extents * 2.0)))
             }
@@ -187,9 +193,16 @@ fn write_shapes(out: &mut String, shapes: &[PlacedShape], sources: &[ShapeSource
             // Imported shapes are primitives or mesh hulls.
             (Shape::Convex(_) | Shape::Polyhedron(_), ShapeSource::Primitive) => continue,
         };
-        let mut line = format!("    {{ {body}, position = {}", vector(&placed.pose.translation.vector));
+        let mut line = format!(
+            "    {{ {body}, position = {}",
+            vector(&placed.pose.translation.vector)
+        );
         if placed.pose.rotation != Quat::identity() {
-            let _ = write!(line, ", orientation = {}", quaternion(&placed.pose.rotation));
+            let _ = write!(
+                line,
+                ", orientation = {}",
+                quaternion(&placed.pose.rotation)
+            );
         }
         let _ = writeln!(out, "{line} }},");
     }

@@ -93,14 +93,18 @@ impl El<'_, '_> {
             Ok(a) => Some(a),
             Err(_) => {
                 let loc = self.loc_of(name);
-                diag.error(&loc, format!("expected {N} numbers, found {}", values.len()));
+                diag.error(
+                    &loc,
+                    format!("expected {N} numbers, found {}", values.len()),
+                );
                 None
             }
         }
     }
 
     fn vec3(&self, name: &str, diag: &mut Diagnostics) -> Option<Vec3> {
-        self.fixed::<3>(name, diag).map(|[x, y, z]| Vec3::new(x, y, z))
+        self.fixed::<3>(name, diag)
+            .map(|[x, y, z]| Vec3::new(x, y, z))
     }
 
     fn number(&self, name: &str, diag: &mut Diagnostics) -> Option<f64> {
@@ -108,7 +112,8 @@ impl El<'_, '_> {
     }
 
     fn loc_of(&self, name: &str) -> Loc {
-        self.get(name).map_or_else(|| Loc::of(&self.node), |(_, l)| l)
+        self.get(name)
+            .map_or_else(|| Loc::of(&self.node), |(_, l)| l)
     }
 
     fn loc(&self) -> Loc {
@@ -121,11 +126,14 @@ pub(crate) fn parse(path: &Path, text: &str, diag: &mut Diagnostics) -> Option<M
     let doc = super::xml::parse(text, diag)?;
     let root = doc.root_element();
     let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let name = root.attribute("model").map(str::to_string).unwrap_or_else(|| {
-        path.file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "model".into())
-    });
+    let name = root
+        .attribute("model")
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "model".into())
+        });
     let mut reader = Reader {
         diag,
         classes: Classes::new(),
@@ -354,7 +362,10 @@ impl Reader<'_> {
             match element.tag_name().name() {
                 "body" => self.body(element, None, MAIN),
                 "geom" => {
-                    if let Some(geom) = self.geom(element, MAIN).and_then(|(g, _)| g.filter_collider()) {
+                    if let Some(geom) = self
+                        .geom(element, MAIN)
+                        .and_then(|(g, _)| g.filter_collider())
+                    {
                         self.world_geoms.push(geom);
                     }
                 }
@@ -396,7 +407,7 @@ impl Reader<'_> {
             "quat" => {
                 let [w, x, y, z] = el.fixed::<4>("quat", self.diag)?;
                 let q = nalgebra::Quaternion::new(w, x, y, z);
-                if !(q.norm() > 0.0) {
+                if q.norm() == 0.0 {
                     self.diag.error(&loc, "the quaternion is zero");
                     return None;
                 }
@@ -405,7 +416,7 @@ impl Reader<'_> {
             "axisangle" => {
                 let [x, y, z, a] = el.fixed::<4>("axisangle", self.diag)?;
                 let axis = Vec3::new(x, y, z);
-                if !(axis.norm() > 0.0) {
+                if axis.norm() == 0.0 {
                     self.diag.error(&loc, "the axis has zero length");
                     return None;
                 }
@@ -447,9 +458,8 @@ impl Reader<'_> {
                     return None;
                 };
                 // The shortest rotation taking z to the given direction (MuJoCo's rule).
-                Quat::rotation_between(&Vec3::z(), &z).unwrap_or_else(|| {
-                    Quat::from_axis_angle(&Vec3::x_axis(), std::f64::consts::PI)
-                })
+                Quat::rotation_between(&Vec3::z(), &z)
+                    .unwrap_or_else(|| Quat::from_axis_angle(&Vec3::x_axis(), std::f64::consts::PI))
             }
         };
         Some(q)
@@ -523,7 +533,7 @@ impl Reader<'_> {
         };
         if from_geoms {
             let combined = MassProperties::combine(&geom_masses);
-            inertial = (combined.mass > 0.0).then(|| Inertial {
+            inertial = (combined.mass > 0.0).then_some(Inertial {
                 mass: combined.mass,
                 center: combined.center_of_mass.coords,
                 inertia: combined.inertia,
@@ -578,8 +588,10 @@ impl Reader<'_> {
         let frame = self.frame(&el)?;
         let Some(mass) = el.number("mass", self.diag) else {
             if !el.has("mass") {
-                self.diag
-                    .error(&el.loc(), "an <inertial> needs `mass` (and `diaginertia` or `fullinertia`)");
+                self.diag.error(
+                    &el.loc(),
+                    "an <inertial> needs `mass` (and `diaginertia` or `fullinertia`)",
+                );
             }
             return None;
         };
@@ -689,7 +701,11 @@ impl Reader<'_> {
         joint.stiffness = non_negative(self, "stiffness");
         joint.armature = non_negative(self, "armature");
         let springref = scalar(self, "springref").unwrap_or(0.0);
-        joint.rest = if angular { self.angle(springref) } else { springref };
+        joint.rest = if angular {
+            self.angle(springref)
+        } else {
+            springref
+        };
         if kind == JointKind::Spherical && springref != 0.0 {
             self.diag.warning(
                 &el.loc_of("springref"),
@@ -722,7 +738,9 @@ impl Reader<'_> {
                     let _ = (lo, hi);
                     self.diag.warning(
                         &el.loc_of("range"),
-                        format!("joint `{name}`: a ball joint's range is not supported and is left out"),
+                        format!(
+                            "joint `{name}`: a ball joint's range is not supported and is left out"
+                        ),
                     );
                 }
                 Some([lo, hi]) if lo < hi => {
@@ -881,7 +899,9 @@ impl Reader<'_> {
         };
         let mass = if el.has("mass") {
             let m = el.number("mass", self.diag)?;
-            let unit = geom_mass(&geom, 1.0).map_err(|e| self.diag.error(&geom.loc, e)).ok()?;
+            let unit = geom_mass(&geom, 1.0)
+                .map_err(|e| self.diag.error(&geom.loc, e))
+                .ok()?;
             unit.filter(|_| m > 0.0).map(|u| u.with_mass(m))
         } else if density > 0.0 && geom.shape != GeomShape::Plane {
             geom_mass(&geom, density)

@@ -1,9 +1,9 @@
 //! Robot and mechanism models from URDF and MJCF files.
 //!
-//! Both readers ([`urdf`], [`mjcf`]) turn their file into one intermediate description, a
-//! [`ModelTree`]: bodies in a tree, each with its pose in its parent's frame, the joint that
+//! Both readers (`urdf`, `mjcf`) turn their file into one intermediate description, a
+//! `ModelTree`: bodies in a tree, each with its pose in its parent's frame, the joint that
 //! moves it (expressed in its own frame, as both formats do), its inertial and its collision
-//! geometry. [`assemble`] then places that tree in the world at its reference configuration
+//! geometry. `assemble` then places that tree in the world at its reference configuration
 //! (every joint coordinate zero) and writes the engine's own descriptions — a
 //! [`MultibodyDesc`] whose links carry their mass properties directly
 //! ([`MassSpec::Explicit`]), and fixed [`BodyDesc`]s for what is welded to the world — so an
@@ -146,7 +146,12 @@ impl Model {
         let limited: Vec<&str> = desc
             .joints
             .iter()
-            .filter(|j| j.passive.limits.iter().any(|&(lo, hi)| lo.is_finite() || hi.is_finite()))
+            .filter(|j| {
+                j.passive
+                    .limits
+                    .iter()
+                    .any(|&(lo, hi)| lo.is_finite() || hi.is_finite())
+            })
             .map(|j| j.name.as_str())
             .collect();
         super::multibody::set_automatic_stops(world, id, &limited);
@@ -309,9 +314,7 @@ impl Diagnostics {
     }
 
     fn into_list(mut self) -> Vec<Diagnostic> {
-        self.list.sort_by(|a, b| {
-            (a.line, a.column, a.severity).cmp(&(b.line, b.column, b.severity))
-        });
+        self.list.sort_by_key(|d| (d.line, d.column, d.severity));
         self.list.dedup();
         self.list
     }
@@ -341,15 +344,30 @@ impl Inertial {
 /// Collision geometry as the file gives it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum GeomShape {
-    Sphere { radius: f64 },
-    Box { half_extents: Vec3 },
-    Cylinder { radius: f64, half_height: f64 },
-    Capsule { radius: f64, half_height: f64 },
-    Ellipsoid { radii: Vec3 },
+    Sphere {
+        radius: f64,
+    },
+    Box {
+        half_extents: Vec3,
+    },
+    Cylinder {
+        radius: f64,
+        half_height: f64,
+    },
+    Capsule {
+        radius: f64,
+        half_height: f64,
+    },
+    Ellipsoid {
+        radii: Vec3,
+    },
     /// The half-space below the frame's xy plane (MJCF `plane`).
     Plane,
     /// A mesh file (OBJ or STL), scaled; collides as its convex hull.
-    Mesh { file: PathBuf, scale: Vec3 },
+    Mesh {
+        file: PathBuf,
+        scale: Vec3,
+    },
 }
 
 /// One collision geometry in a body's frame.
@@ -538,7 +556,7 @@ fn assemble(
     for (i, body) in tree.bodies.iter().enumerate() {
         let Some(joint) = &body.joint else { continue };
         let combined = MassProperties::combine(&parts[i]);
-        if !(combined.mass > 0.0) {
+        if combined.mass <= 0.0 || combined.mass.is_nan() {
             diag.error(
                 &body.loc,
                 format!(
@@ -554,7 +572,8 @@ fn assemble(
             diag.error(&body.loc, format!("body `{}`: {e}", body.name));
             continue;
         }
-        let (placed, sources): (Vec<_>, Vec<_>) = std::mem::take(&mut shapes[i]).into_iter().unzip();
+        let (placed, sources): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut shapes[i]).into_iter().unzip();
         links.push(BodyDesc {
             name: body.name.clone(),
             shapes: placed,
@@ -706,10 +725,14 @@ fn make_shape(
             },
             ShapeSource::Primitive,
         ),
-        GeomShape::Ellipsoid { radii } => (Shape::Ellipsoid { radii: *radii }, ShapeSource::Primitive),
+        GeomShape::Ellipsoid { radii } => {
+            (Shape::Ellipsoid { radii: *radii }, ShapeSource::Primitive)
+        }
         GeomShape::Plane => (Shape::HalfSpace, ShapeSource::Primitive),
         GeomShape::Mesh { file, scale } => {
-            let hull = mesh_hull(file, scale).map_err(|e| diag.error(&geom.loc, e)).ok()?;
+            let hull = mesh_hull(file, scale)
+                .map_err(|e| diag.error(&geom.loc, e))
+                .ok()?;
             (
                 Shape::Convex(Arc::new(hull)),
                 ShapeSource::Mesh {
@@ -782,7 +805,9 @@ pub(crate) fn geom_mass(geom: &Geom, density: f64) -> Result<Option<MassProperti
             return Ok(Some(mp.transformed(&geom.pose)));
         }
     };
-    shape.check().map_err(|e| format!("this {}: {e}", shape.kind()))?;
+    shape
+        .check()
+        .map_err(|e| format!("this {}: {e}", shape.kind()))?;
     Ok(shape
         .mass_properties(density)
         .map(|mp| mp.transformed(&geom.pose)))

@@ -36,7 +36,10 @@ impl<'c, 's> SceneReader<'c, 's> {
             table.reject_unknown(MODEL_KEYS);
             let errors_before = self.ctx.error_count();
             let file = table
-                .required("file", "the path of a URDF or MJCF file, relative to the scene")
+                .required(
+                    "file",
+                    "the path of a URDF or MJCF file, relative to the scene",
+                )
                 .and_then(|v| v.string().map(|s| (s.to_string(), v)));
             let base = match table
                 .get("base")
@@ -65,7 +68,9 @@ impl<'c, 's> SceneReader<'c, 's> {
                     v.error(format!("expected a restitution from 0 to 1, found {e}"));
                 }
             }
-            let name = table.get("name").and_then(|v| v.string().map(str::to_string));
+            let name = table
+                .get("name")
+                .and_then(|v| v.string().map(str::to_string));
             let Some((file, file_value)) = file else {
                 continue;
             };

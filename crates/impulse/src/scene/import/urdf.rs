@@ -106,7 +106,9 @@ pub(crate) fn parse(path: &Path, text: &str, diag: &mut Diagnostics) -> Option<M
     }
 
     // The root: the one link that is no joint's child.
-    let roots: Vec<usize> = (0..links.len()).filter(|&i| parent_of[i].is_none()).collect();
+    let roots: Vec<usize> = (0..links.len())
+        .filter(|&i| parent_of[i].is_none())
+        .collect();
     let root = match roots.as_slice() {
         [root] => *root,
         [] => {
@@ -183,7 +185,8 @@ fn find_cycle(parent_of: &[Option<usize>], links: &[ModelBody]) -> String {
         let mut i = start;
         while let Some(p) = parent_of[i] {
             if let Some(k) = seen.iter().position(|&x| x == p) {
-                let mut names: Vec<&str> = seen[k..].iter().map(|&x| links[x].name.as_str()).collect();
+                let mut names: Vec<&str> =
+                    seen[k..].iter().map(|&x| links[x].name.as_str()).collect();
                 names.push(links[p].name.as_str());
                 return names.join(" → ");
             }
@@ -262,7 +265,10 @@ fn read_inertial(node: Node<'_, '_>, diag: &mut Diagnostics) -> Option<super::In
         None
     })?;
     let Some(inertia) = child(node, "inertia") else {
-        diag.error(&loc, "an <inertial> needs an <inertia ixx=… ixy=… ixz=… iyy=… iyz=… izz=…/>");
+        diag.error(
+            &loc,
+            "an <inertial> needs an <inertia ixx=… ixy=… ixz=… iyy=… iyz=… izz=…/>",
+        );
         return None;
     };
     let mut component = |key: &str| -> Option<f64> {
@@ -316,7 +322,10 @@ fn geometry(node: Node<'_, '_>, dir: &Path, diag: &mut Diagnostics) -> Option<Ge
                 None
             })?;
             if size.iter().any(|&s| s <= 0.0) {
-                diag.error(&Loc::attribute(&shape, "size"), "edge lengths must be positive");
+                diag.error(
+                    &Loc::attribute(&shape, "size"),
+                    "edge lengths must be positive",
+                );
                 return None;
             }
             Some(GeomShape::Box {
@@ -354,7 +363,9 @@ fn geometry(node: Node<'_, '_>, dir: &Path, diag: &mut Diagnostics) -> Option<Ge
             let filename = required(shape, "filename", "the mesh file", diag)?;
             let scale = match numbers(shape, "scale", diag) {
                 None => Vec3::repeat(1.0),
-                Some(v) if v.len() == 3 && v.iter().all(|&s| s > 0.0) => Vec3::new(v[0], v[1], v[2]),
+                Some(v) if v.len() == 3 && v.iter().all(|&s| s > 0.0) => {
+                    Vec3::new(v[0], v[1], v[2])
+                }
                 Some(v) if v.len() == 1 && v[0] > 0.0 => Vec3::repeat(v[0]),
                 Some(_) => {
                     diag.error(
@@ -370,7 +381,9 @@ fn geometry(node: Node<'_, '_>, dir: &Path, diag: &mut Diagnostics) -> Option<Ge
         other => {
             diag.error(
                 &loc,
-                format!("unknown geometry <{other}>: expected <box>, <cylinder>, <sphere> or <mesh>"),
+                format!(
+                    "unknown geometry <{other}>: expected <box>, <cylinder>, <sphere> or <mesh>"
+                ),
             );
             None
         }
@@ -524,7 +537,7 @@ fn read_joint(
             Some(a) => vec3(a, "xyz", diag).unwrap_or(Vec3::x()),
             None => Vec3::x(),
         };
-        if !(axis.norm() > 1e-12) {
+        if axis.norm() <= 1e-12 {
             diag.error(&loc, format!("joint `{name}`: the axis has zero length"));
             return None;
         }
@@ -589,7 +602,9 @@ fn read_joint(
         }
         ("revolute" | "prismatic", None) => diag.warning(
             &loc,
-            format!("joint `{name}`: a {kind_name} joint should have a <limit>; it moves without limits"),
+            format!(
+                "joint `{name}`: a {kind_name} joint should have a <limit>; it moves without limits"
+            ),
         ),
         _ => {}
     }

@@ -14,7 +14,11 @@ pub(crate) fn parse<'a>(text: &'a str, diag: &mut Diagnostics) -> Option<Documen
                 // Reported at the end of the file, where it stopped.
                 roxmltree::Error::UnexpectedEndOfStream => {
                     let last = text.trim_end().lines().count().max(1);
-                    let column = text.trim_end().lines().last().map_or(0, |l| l.chars().count());
+                    let column = text
+                        .trim_end()
+                        .lines()
+                        .last()
+                        .map_or(0, |l| l.chars().count());
                     (last, column + 1)
                 }
                 _ => (e.pos().row as usize, e.pos().col as usize),
