@@ -186,6 +186,18 @@ class Pinocchio:
                     v[iv : iv + 6] = np.r_[vlocal, w]
                     t[iv : iv + 6] = np.r_[rot.T @ tau[jv : jv + 3], tau[jv + 3 : jv + 6]]
                     expected[iv : iv + 6] = np.r_[rot.T @ qacc[jv : jv + 3] - np.cross(w, vlocal), qacc[jv + 3 : jv + 6]]
+                elif j["kind"] == "planar":
+                    # Engine and model: [x, y, θ] and their rates in the joint frame;
+                    # Pinocchio: [x, y, cos θ, sin θ] and [v, ω] in the moving frame.
+                    x, y, th = qpos[jq : jq + 3]
+                    c, s_ = math.cos(th), math.sin(th)
+                    rt = np.array([[c, s_], [-s_, c]])
+                    w = qvel[jv + 2]
+                    vlocal = rt @ qvel[jv : jv + 2]
+                    q[iq : iq + 4] = [x, y, c, s_]
+                    v[iv : iv + 3] = np.r_[vlocal, w]
+                    t[iv : iv + 3] = np.r_[rt @ tau[jv : jv + 2], tau[jv + 2]]
+                    expected[iv : iv + 3] = np.r_[rt @ qacc[jv : jv + 2] - w * np.array([-vlocal[1], vlocal[0]]), qacc[jv + 2]]
                 elif j["kind"] == "spherical":
                     quat = qpos[jq : jq + 4]
                     q[iq : iq + 4] = np.r_[quat[1:], quat[0]]
@@ -332,3 +344,24 @@ def test_random_trees_match_mujoco_and_pinocchio(impulse_bin, tmp_path, seed):
         assert [j["name"] for j in from_urdf["joints"]] == [j["name"] for j in result["joints"]]
         worst_p = Pinocchio(urdf, floating, urdf_passive(urdf)).check(from_urdf, states)
     print(f"seed {seed}: {first['nv']} dof, MuJoCo qacc {worst_a:.1e}, mj_fullM {worst_m:.1e}, Pinocchio {worst_p:.1e}")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_urdf_trees_with_floating_and_planar_joints_match_pinocchio(impulse_bin, tmp_path, seed):
+    """URDF joints MJCF cannot say: `floating` joints inside the tree (their coordinates are
+    relative to the parent's frame) and `planar` ones (about z of the joint frame), against
+    Pinocchio alone."""
+    rng = np.random.default_rng(2000 + seed)
+    description = random_tree(rng, 6 + 3 * seed, False, False)
+    for body in description["bodies"][1:]:
+        if rng.random() < 0.4:
+            kind = "floating" if rng.random() < 0.5 else "planar"
+            body["joint"] = {"name": body["name"] + "_" + kind, "type": kind, "axis": [0.0, 0.0, 1.0]}
+    urdf = tmp_path / "random.urdf"
+    urdf.write_text(generate.urdf(description))
+    first = engine(impulse_bin, urdf, [], tmp_path)
+    kinds = {j["kind"] for j in first["joints"]}
+    states = random_states(first["joints"], first["nq"], first["nv"], rng)
+    result = engine(impulse_bin, urdf, states, tmp_path)
+    worst = Pinocchio(urdf, False, urdf_passive(urdf)).check(result, states)
+    print(f"seed {seed}: {first['nv']} dof, joints {sorted(kinds)}, Pinocchio {worst:.1e}")

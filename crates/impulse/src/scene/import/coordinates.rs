@@ -10,14 +10,14 @@
 //! |---|---|---|
 //! | hinge, slide (URDF revolute, continuous, prismatic) | angle or distance | the same |
 //! | ball | quaternion `w x y z` of the child body frame relative to its reference orientation; angular velocity in the child body frame | quaternion of the joint's successor frame; angular velocity in it |
-//! | free (URDF floating) | position of the body frame's origin and its quaternion `w x y z`, in the parent's body frame (the world for a root); velocity `[ẋ (parent axes); ω (body axes)]` | pose of the link (centre-of-mass principal) frame in the parent's link frame; velocity `[ω; v]`, both in link axes, `v` the centre's velocity relative to the parent |
+//! | free (URDF floating) | position of the body frame's origin and its quaternion `w x y z` in the world for a root; inside a tree (URDF only), relative to the joint's origin (the child's reference pose in its parent, as Pinocchio); velocity `[ẋ (those axes); ω (body axes)]` | pose of the link (centre-of-mass principal) frame in the parent's link frame; velocity `[ω; v]`, both in link axes, `v` the centre's velocity relative to the parent |
 //! | planar (URDF) | `[x, y, θ]`, rates `[ẋ, ẏ, θ̇]` in the joint frame | the same |
 //!
 //! With `R` the child body frame's rotation in the ball joint's successor frame,
 //! `q_model = R⁻¹ q R` and `ω_model = R⁻¹ ω`. For a free joint, with `(R_c, c)` the link frame
 //! in the body frame, `e = −R_cᵀ c` the body origin in link coordinates, `(R_p, t_p)` the
-//! parent's link frame in its body frame and `R` the link's rotation in the parent's link
-//! frame:
+//! parent's link frame in the frame the coordinates are measured in, and `R` the link's
+//! rotation in the parent's link frame:
 //!
 //! `ẋ = R_p R (v + ω × e)`, `ω_model = R_c ω`, and by differentiating,
 //! `ẍ = R_p R (ω × (v + ω × e) + v̇ + ω̇ × e)`, `ω̇_model = R_c ω̇`.
@@ -58,7 +58,8 @@ enum Map {
     Ball {
         r: Quat,
     },
-    /// The parent's link frame in its body frame, and the child's.
+    /// The parent's link frame in the frame the coordinates are measured in (the world for a
+    /// root), and the child's link frame in its body frame.
     Free {
         parent: Pose,
         child: Pose,
@@ -90,7 +91,8 @@ impl ModelDynamics {
                 BodyLookup::Missing
             }
         };
-        let mut tree = build(desc, &lookup).map_err(|e| e.to_string())?.tree;
+        let built = build(desc, &lookup).map_err(|e| e.to_string())?;
+        let (mut tree, reference) = (built.tree, built.q);
         let n = tree.links().len();
         for i in 0..n {
             let p = &mut tree.link_mut(i).joint.passive;
@@ -104,10 +106,28 @@ impl ModelDynamics {
                 JointKind::Spherical => Map::Ball {
                     r: (j.successor.inverse() * link.body_to_model.inverse()).rotation,
                 },
+                // An MJCF free joint's coordinates are in the world (its parent's link frame
+                // for a floating joint inside the tree); a URDF floating joint measures from
+                // its origin, the child's reference pose in its parent (as Pinocchio does):
+                // the parent's link frame seen from there is `B_c T₀⁻¹`, with `T₀` the
+                // joint's reference coordinates.
                 JointKind::Floating => Map::Free {
-                    parent: link
-                        .parent
-                        .map_or(Pose::identity(), |p| tree.links()[p].body_to_model),
+                    parent: match (model.from_origin.contains(&j.name), link.parent) {
+                        (false, None) => Pose::identity(),
+                        (false, Some(p)) => tree.links()[p].body_to_model,
+                        (true, _) => {
+                            let qi = j.q_index;
+                            let t0 = Pose::from_parts(
+                                nalgebra::Translation3::new(
+                                    reference[qi],
+                                    reference[qi + 1],
+                                    reference[qi + 2],
+                                ),
+                                quaternion(&reference[qi + 3..qi + 7]),
+                            );
+                            link.body_to_model * t0.inverse()
+                        }
+                    },
                     child: link.body_to_model,
                 },
                 _ => Map::Same,

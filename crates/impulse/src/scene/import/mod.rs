@@ -97,6 +97,8 @@ pub struct Model {
     sources: Sources,
     /// Position actuators, as PD controllers (for writing them out).
     servos: Vec<Servo>,
+    /// Floating joints whose model coordinates measure from their origin (URDF `floating`).
+    from_origin: Vec<String>,
 }
 
 /// Where the shapes of each link and fixed body came from (parallel to their `shapes`).
@@ -396,6 +398,9 @@ pub(crate) struct ModelJoint {
     /// Spring rest position (MJCF `springref`).
     pub rest: f64,
     pub armature: f64,
+    /// A floating joint whose coordinates measure from its origin (URDF `floating`: zero is
+    /// the child's pose in the file) rather than from the world (MJCF `free`).
+    pub from_origin: bool,
 }
 
 impl ModelJoint {
@@ -411,6 +416,7 @@ impl ModelJoint {
             stiffness: 0.0,
             rest: 0.0,
             armature: 0.0,
+            from_origin: false,
         }
     }
 }
@@ -552,6 +558,7 @@ fn assemble(
     // Links and joints.
     let mut links = Vec::new();
     let mut joints = Vec::new();
+    let mut from_origin = Vec::new();
     let mut link_sources = Vec::new();
     for (i, body) in tree.bodies.iter().enumerate() {
         let Some(joint) = &body.joint else { continue };
@@ -622,6 +629,9 @@ fn assemble(
             }
         }
         desc.passive = passive;
+        if joint.from_origin {
+            from_origin.push(desc.name.clone());
+        }
         joints.push(desc);
     }
 
@@ -688,6 +698,7 @@ fn assemble(
             fixed: fixed_sources,
         },
         servos,
+        from_origin,
     })
 }
 

@@ -531,6 +531,7 @@ fn read_joint(
         return Some((child_link, parent, (name, pose, None)));
     }
     let mut joint = ModelJoint::new(name.clone(), kind);
+    joint.from_origin = kind == JointKind::Floating;
     // The axis (default x), in the joint frame = the child's frame.
     if kind != JointKind::Floating {
         let axis = match child(node, "axis") {
