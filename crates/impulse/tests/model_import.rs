@@ -685,6 +685,10 @@ fn the_dropped_humanoid_falls_freely_until_it_lands() {
     scene.world.advance_to(0.2).unwrap();
     let drop = start - center(&scene.world);
     let expected = 0.5 * 9.81 * 0.04;
-    assert!((drop.z - expected).abs() < 1e-7, "fell {} m, expected {expected}", drop.z);
+    assert!(
+        (drop.z - expected).abs() < 1e-7,
+        "fell {} m, expected {expected}",
+        drop.z
+    );
     assert!(drop.x.abs() < 1e-7 && drop.y.abs() < 1e-7, "{drop:?}");
 }
