@@ -10,9 +10,9 @@ The engine is timed by `impulse dynamics --bench N` (a Rust loop over N calls at
 random states, median of the states: gravity, joint springs and dampers, ABA); MuJoCo's
 mj_forward (contacts, constraints and actuators off, so it is the smooth dynamics: kinematics,
 inertia, sparse factorization, bias forces, qacc) and Pinocchio's aba are timed in Python loops
-over the same states, so their figures include one Python call each (measured below as the cost
-of a call that does nothing, and subtracted in the last columns). One process per engine;
-no two run at once.
+over the same states, so their figures include a Python call each (the cost of a call that
+does nothing is subtracted in the last columns; the one-link pendulum's time, printed last,
+bounds what the bindings add, argument conversion included). One engine at a time.
 """
 
 import argparse
@@ -107,6 +107,18 @@ def main():
         pn = per_call(lambda q, v, t: pin.aba(model, data, q, v, t), pin_states, args.calls)
         ns = lambda x: f"{x * 1e9:.0f} ns"
         print(f"{name:<10}{first['nv']:>5}{ns(mine):>14}{ns(mj):>13}{ns(pn):>11}{ns(mj - empty):>11}{ns(pn - empty):>11}")
+
+    # What a call through the bindings costs with almost no dynamics to do: the one-link
+    # pendulum. Pinocchio's arguments are converted from numpy on every call, which the empty
+    # call above does not measure, so its rows above are upper bounds on its C++ aba.
+    m = mujoco.MjModel.from_xml_path(str(MODELS / "pendulum.xml"))
+    d = mujoco.MjData(m)
+    model = pin.buildModelFromUrdf(str(MODELS / "pendulum.urdf"))
+    data = model.createData()
+    q, v, t = pin.neutral(model), np.zeros(1), np.zeros(1)
+    mj1 = per_call(lambda: mujoco.mj_forward(m, d), [()] * 5, args.calls)
+    pn1 = per_call(lambda: pin.aba(model, data, q, v, t), [()] * 5, args.calls)
+    print(f"\nthe one-link pendulum through the bindings: mj_forward {mj1 * 1e9:.0f} ns, pin.aba {pn1 * 1e9:.0f} ns")
 
 
 if __name__ == "__main__":
