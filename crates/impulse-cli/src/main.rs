@@ -3,6 +3,7 @@
 mod check;
 mod framing;
 mod mass;
+mod model;
 mod plot;
 mod raster;
 mod recording;
@@ -44,6 +45,12 @@ enum Command {
     Plot(plot::PlotArgs),
     /// Run the pure impulse-based examples of Mirtich's Table 7.1 and compare with the thesis.
     Table(table::TableArgs),
+    /// Write a robot model (URDF or MJCF) as a scene file.
+    Import(model::ImportArgs),
+    /// A model's forward dynamics and mass matrix at given states, as JSON (for checking
+    /// against MuJoCo and Pinocchio).
+    #[command(hide = true)]
+    Dynamics(model::DynamicsArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +63,8 @@ fn main() -> ExitCode {
         Command::Render(args) => render::render(&args),
         Command::Plot(args) => plot::plot(&args),
         Command::Table(args) => table::table(&args),
+        Command::Import(args) => model::import(&args),
+        Command::Dynamics(args) => model::dynamics(&args),
     };
     match result {
         Ok(code) => code,

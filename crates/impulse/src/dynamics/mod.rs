@@ -96,6 +96,17 @@ pub enum MassSpec {
     Density(f64),
     /// Total mass of the shapes, at uniform density.
     Mass(f64),
+    /// Mass properties given directly (a robot model's `<inertial>`): the shapes only collide
+    /// and add no mass, and a multibody link may then have no shapes at all.
+    Explicit {
+        /// Mass (> 0).
+        mass: f64,
+        /// Centre of mass, model coordinates.
+        center_of_mass: Point,
+        /// Inertia tensor about the centre of mass along the model axes (symmetric, positive
+        /// definite).
+        inertia: Mat3,
+    },
 }
 
 /// Friction and restitution of a surface.
@@ -214,6 +225,9 @@ pub enum BodyError {
     HalfSpaceNotFixed,
     /// A dynamic body that includes a half-space cannot have mass properties.
     ZeroInertia,
+    /// An inertia tensor given directly that no solid has: a principal moment not positive, or
+    /// larger than the sum of the other two.
+    InertiaNotPhysical { moments: [f64; 3] },
     /// Friction or restitution outside its range.
     BadMaterial(MaterialError),
     /// The initial state cannot be integrated.
@@ -242,6 +256,12 @@ impl fmt::Display for BodyError {
                 f,
                 "the body's inertia is singular (all its mass on a line); give it a solid shape"
             ),
+            Self::InertiaNotPhysical { moments } => write!(
+                f,
+                "the inertia tensor's principal moments ({}, {}, {}) must be positive, and each \
+                 at most the sum of the other two (the triangle inequality every solid obeys)",
+                moments[0], moments[1], moments[2]
+            ),
             Self::BadMaterial(error) => error.fmt(f),
             Self::Integration(e) => e.fmt(f),
             Self::Shape { index, kind, error } => write!(f, "shape {index} ({kind}): {error}"),
@@ -250,6 +270,24 @@ impl fmt::Display for BodyError {
 }
 
 impl std::error::Error for BodyError {}
+
+/// Checks that an inertia tensor (about the centre of mass) is one a solid can have: its
+/// principal moments positive (beyond rounding: 1e-12 of the largest) and each at most the sum
+/// of the other two (`I₁ + I₂ ≥ I₃`: the moments are sums of second moments `∫y² + z²`, …).
+pub(crate) fn check_inertia(inertia: &Mat3) -> Result<(), BodyError> {
+    let moments = nalgebra::SymmetricEigen::new(*inertia).eigenvalues;
+    let largest = moments.amax();
+    let positive = moments.iter().all(|&m| m > 1e-12 * largest) && largest.is_finite();
+    let sum = moments.sum();
+    let triangle = moments.iter().all(|&m| m <= (sum - m) * (1.0 + 1e-9));
+    if positive && triangle {
+        Ok(())
+    } else {
+        Err(BodyError::InertiaNotPhysical {
+            moments: [moments[0], moments[1], moments[2]],
+        })
+    }
+}
 
 /// Checks every shape's dimensions ([`Shape::check`]).
 pub(crate) fn check_shapes(shapes: &[PlacedShape]) -> Result<(), BodyError> {
@@ -714,6 +752,33 @@ pub(crate) fn body_mass_properties(desc: &BodyDesc) -> Result<MassProperties, Bo
                 .collect();
             let total = MassProperties::combine(&unit);
             parts.push(total.with_mass(mass));
+        }
+        MassSpec::Explicit {
+            mass,
+            center_of_mass,
+            inertia,
+        } => {
+            if !(mass.is_finite() && mass > 0.0) {
+                return Err(BodyError::NonPositiveMass {
+                    what: "mass",
+                    value: mass,
+                });
+            }
+            let finite = center_of_mass.coords.iter().all(|c| c.is_finite())
+                && inertia.iter().all(|c| c.is_finite());
+            if !finite {
+                return Err(BodyError::NonFinite {
+                    what: "the centre of mass and the inertia tensor",
+                });
+            }
+            let inertia = (inertia + inertia.transpose()) * 0.5;
+            check_inertia(&inertia)?;
+            parts.push(MassProperties {
+                mass,
+                center_of_mass,
+                inertia,
+                volume: 0.0,
+            });
         }
     }
     for &(mass, position) in &desc.point_masses {

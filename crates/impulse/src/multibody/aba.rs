@@ -39,12 +39,15 @@ impl Tree {
     /// Computes `U_i`, `D_i⁻¹` from `I^A_i` and returns `I^a_i = I^A_i − U D⁻¹ Uᵀ`.
     fn factor_joint(&self, i: usize, ws: &mut Workspace) -> SpatialMat {
         let nv = self.links()[i].joint.nv();
+        // D = Sᵀ I^A S + diag(armature): a rotor geared to the coordinate adds inertia along it
+        // only (Featherstone RBDA §9.6).
+        let armature = &self.links()[i].joint.passive.armature;
         let ia = ws.articulated_inertia[i];
         match nv {
             0 => ia,
             1 => {
                 let u = ia * ws.s[i][0];
-                let d = ws.s[i][0].dot(&u);
+                let d = ws.s[i][0].dot(&u) + armature[0];
                 let d_inv = 1.0 / d;
                 ws.u[i][0] = u;
                 ws.d_inv[i][(0, 0)] = d_inv;
@@ -60,6 +63,7 @@ impl Tree {
                     for k in 0..nv {
                         d[(j, k)] = ws.s[i][j].dot(&ws.u[i][k]);
                     }
+                    d[(j, j)] += armature[j];
                 }
                 let d_inv = d
                     .cholesky()

@@ -318,7 +318,9 @@ pub(crate) fn build(
                 },
             });
         }
-        if body.shapes.is_empty() {
+        // A link with its mass properties given needs no shapes (it then never collides).
+        let explicit = matches!(body.mass, crate::dynamics::MassSpec::Explicit { .. });
+        if body.shapes.is_empty() && !explicit {
             return Err(link_error(BodyError::NoShapes));
         }
         crate::dynamics::check_shapes(&body.shapes).map_err(link_error)?;
@@ -436,6 +438,7 @@ fn check_passive(j: &JointDesc) -> Result<(), String> {
         p.limits.len(),
         p.limit_stiffness.len(),
         p.limit_damping.len(),
+        p.armature.len(),
     ];
     if lengths.iter().any(|&l| l != nv) {
         return Err(format!(
@@ -444,6 +447,15 @@ fn check_passive(j: &JointDesc) -> Result<(), String> {
     }
     if !p.is_empty() && matches!(j.kind, JointKind::Floating) {
         return Err("a floating joint has no springs, dampers or limits".into());
+    }
+    if p.armature.iter().any(|&a| !(a >= 0.0 && a.is_finite())) {
+        return Err("armature must be finite and ≥ 0".into());
+    }
+    if matches!(j.kind, JointKind::Floating) && p.armature.iter().any(|&a| a != 0.0) {
+        return Err("a floating joint has no armature".into());
+    }
+    if matches!(j.kind, JointKind::Spherical) && p.armature.iter().any(|&a| a != p.armature[0]) {
+        return Err("a spherical joint's armature is isotropic: one value".into());
     }
     let has_limits = p
         .limits

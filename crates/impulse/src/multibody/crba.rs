@@ -36,6 +36,7 @@ impl Tree {
                 for b in 0..ji.nv() {
                     h[(row, ji.v_index + b)] = f.dot(&ws.s[i][b]);
                 }
+                h[(row, row)] += ji.passive.armature[a];
                 let mut j = i;
                 while let Some(p) = links[j].parent {
                     f = ws.x_parent[j].inverse_apply_force(&f);
@@ -84,7 +85,8 @@ impl Tree {
         for i in (0..n).rev() {
             let joint = &links[i].joint;
             for k in 0..joint.nv() {
-                tau[joint.v_index + k] = ws.s[i][k].dot(&force[i]);
+                tau[joint.v_index + k] = ws.s[i][k].dot(&force[i])
+                    + joint.passive.armature[k] * v_dot[joint.v_index + k];
             }
             if let Some(p) = links[i].parent {
                 let carried = ws.x_parent[i].inverse_apply_force(&force[i]);

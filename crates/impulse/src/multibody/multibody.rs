@@ -405,7 +405,7 @@ impl Multibody {
 
     /// Kinetic energy.
     pub fn kinetic_energy(&self) -> f64 {
-        self.tree.kinetic_energy(&self.current)
+        self.tree.kinetic_energy(&self.current) + self.tree.armature_energy(&self.v)
     }
 
     /// Each link's kinetic energy, by name.

@@ -36,6 +36,10 @@ pub struct PassiveElements {
     pub limit_stiffness: Vec<f64>,
     /// Damping of the limit stops (acts only while the stop is pushed in, and never pulls).
     pub limit_damping: Vec<f64>,
+    /// Armature per coordinate: the inertia of a rotor (or the mass of a slider) geared to the
+    /// coordinate, felt only along it — added to the joint-space inertia's diagonal, `H_kk + a`
+    /// (Featherstone RBDA §9.6 on motor inertia; MuJoCo's `armature`).
+    pub armature: Vec<f64>,
 }
 
 impl PassiveElements {
@@ -48,6 +52,7 @@ impl PassiveElements {
             limits: vec![(f64::NEG_INFINITY, f64::INFINITY); nv],
             limit_stiffness: vec![0.0; nv],
             limit_damping: vec![0.0; nv],
+            armature: vec![0.0; nv],
         }
     }
 
@@ -559,7 +564,20 @@ impl Tree {
         energy
     }
 
-    /// Kinetic energy `½ Σ vᵢᵀ Iᵢ vᵢ` (after [`Tree::velocities`]).
+    /// Kinetic energy of the joints' armatures, `½ Σ a_k v_k²`.
+    pub fn armature_energy(&self, v: &[f64]) -> f64 {
+        let mut energy = 0.0;
+        for link in &self.links {
+            let j = &link.joint;
+            for (k, &a) in j.passive.armature.iter().enumerate() {
+                energy += 0.5 * a * v[j.v_index + k] * v[j.v_index + k];
+            }
+        }
+        energy
+    }
+
+    /// Kinetic energy `½ Σ vᵢᵀ Iᵢ vᵢ` of the links (after [`Tree::velocities`]; the armatures'
+    /// share is [`Tree::armature_energy`]).
     pub fn kinetic_energy(&self, ws: &Workspace) -> f64 {
         self.links
             .iter()

@@ -3,6 +3,7 @@
 //! Every key is documented in `docs/scene-format.md`. Reading reports *every* problem in one pass
 //! (see `reader`), each with file, line, column and key; a scene with any error is not built.
 
+pub mod import;
 mod multibody;
 pub(crate) mod reader;
 
@@ -111,7 +112,14 @@ pub fn parse(path: &Path, text: &str) -> Result<Scene, SceneError> {
     }
 }
 
-const ROOT_KEYS: &[&str] = &["world", "materials", "bodies", "pairs", "multibodies"];
+const ROOT_KEYS: &[&str] = &[
+    "world",
+    "materials",
+    "bodies",
+    "pairs",
+    "multibodies",
+    "model",
+];
 const WORLD_KEYS: &[&str] = &[
     "name",
     "gravity",
@@ -146,6 +154,8 @@ const BODY_KEYS: &[&str] = &[
     "shapes",
     "mass",
     "density",
+    "center_of_mass",
+    "inertia",
     "point_masses",
     "position",
     "orientation",
@@ -323,6 +333,7 @@ impl<'c, 's> SceneReader<'c, 's> {
         }
         let default_material = world.settings().default_material;
         self.read_multibodies(root, &mut world, &materials, default_material);
+        self.read_models(root, &mut world, default_material);
         self.warn_about_scale(&world, root);
         if self.ctx.error_count() == 0 {
             self.check_overlaps(&world, &entries);
@@ -363,8 +374,9 @@ impl<'c, 's> SceneReader<'c, 's> {
         materials: &BTreeMap<String, Material>,
         default_material: Material,
     ) -> Vec<BodyEntry> {
-        // A scene needs bodies, multibodies or both.
-        let tables = if root.has("multibodies") {
+        // A scene needs bodies, multibodies, models, or some of each.
+        let others = root.has("multibodies") || root.has("model");
+        let tables = if others {
             root.array_of_tables("bodies")
         } else {
             root.required("bodies", "an array of [[bodies]] tables")
@@ -373,7 +385,7 @@ impl<'c, 's> SceneReader<'c, 's> {
         let Some(tables) = tables else {
             return Vec::new();
         };
-        if tables.is_empty() && !root.has("multibodies") {
+        if tables.is_empty() && !others {
             root.error("the scene has no bodies; add at least one [[bodies]] table");
         }
         let mut first_line: HashMap<String, usize> = HashMap::new();
@@ -440,6 +452,9 @@ impl<'c, 's> SceneReader<'c, 's> {
                     .filter_map(|item| self.read_placed_shape(item))
                     .collect()
             }
+            // Mass properties given directly: the shapes are only for collisions, and a
+            // multibody link may have none.
+            (None, None) if t.has("inertia") => Vec::new(),
             (None, None) => {
                 t.error("missing key `shape` (a shape table such as { type = \"sphere\", radius = 1.0 }) or `shapes` (a list of them)");
                 Vec::new()
@@ -463,6 +478,37 @@ impl<'c, 's> SceneReader<'c, 's> {
         let has_per_shape_density = shapes.iter().any(|s| s.density.is_some());
         if has_per_shape_density && matches!(mass, Some(MassSpec::Mass(_))) {
             t.error("per-shape `density` needs the body's `density`, not `mass`");
+        }
+        let mass = match (mass, t.get("inertia")) {
+            (mass, None) => {
+                if let Some(v) = t.get("center_of_mass") {
+                    v.error("`center_of_mass` goes with `inertia` (mass properties given directly); without it they come from the shapes");
+                }
+                mass
+            }
+            (Some(MassSpec::Mass(m)), Some(v)) => {
+                let center = t
+                    .get("center_of_mass")
+                    .map_or(Some(Vec3::zeros()), |c| c.vec3());
+                read_inertia(&v)
+                    .zip(center)
+                    .map(|(inertia, c)| MassSpec::Explicit {
+                        mass: m,
+                        center_of_mass: Point::from(c),
+                        inertia,
+                    })
+            }
+            (_, Some(v)) => {
+                if t.has("mass") || dynamic {
+                    v.error("`inertia` needs the body's `mass` (not `density`)");
+                } else {
+                    v.error("`inertia` applies to dynamic bodies and links, with `mass`");
+                }
+                None
+            }
+        };
+        if has_per_shape_density && matches!(mass, Some(MassSpec::Explicit { .. })) {
+            t.error("per-shape `density` has no meaning when `inertia` gives the mass properties");
         }
 
         let mut point_masses = Vec::new();
@@ -547,7 +593,8 @@ impl<'c, 's> SceneReader<'c, 's> {
             material.restitution = e;
         }
 
-        if self.ctx.error_count() > errors_before || shapes.is_empty() {
+        let explicit = matches!(mass, Some(MassSpec::Explicit { .. }));
+        if self.ctx.error_count() > errors_before || (shapes.is_empty() && !explicit) {
             return None;
         }
         Some(BodyDesc {
@@ -962,6 +1009,20 @@ fn positive_vec3(value: &Value<'_, '_>) -> Option<Vec3> {
             v.x, v.y, v.z
         ));
         None
+    }
+}
+
+/// An inertia tensor `[ixx, iyy, izz, ixy, ixz, iyz]` about the centre of mass (model axes), as
+/// a solid can have it (positive principal moments obeying the triangle inequality).
+fn read_inertia(value: &Value<'_, '_>) -> Option<crate::math::Mat3> {
+    let [xx, yy, zz, xy, xz, yz] = value.numbers::<6>()?;
+    let inertia = crate::math::Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz);
+    match crate::dynamics::check_inertia(&inertia) {
+        Ok(()) => Some(inertia),
+        Err(e) => {
+            value.error(format!("expected [ixx, iyy, izz, ixy, ixz, iyz]: {e}"));
+            None
+        }
     }
 }
 

@@ -43,6 +43,7 @@ const SCALAR_JOINT_KEYS: &[&str] = &[
     "limits",
     "limit_stiffness",
     "limit_damping",
+    "armature",
 ];
 const CONTROLLER_TYPES: &[&str] = &["pd", "pid", "pose_pd", "hop", "rover", "bug"];
 const ROVER_KEYS: &[&str] = &[
@@ -399,6 +400,7 @@ impl<'c, 's> SceneReader<'c, 's> {
                     "angular_velocity",
                     "stiffness",
                     "damping",
+                    "armature",
                 ],
                 "fixed" => &["anchor"],
                 _ => &[],
@@ -571,6 +573,9 @@ impl<'c, 's> SceneReader<'c, 's> {
                 if let Some(c) = t.get("damping").and_then(|v| v.non_negative()) {
                     joint.passive.damping = vec![c; 3];
                 }
+                if let Some(a) = t.get("armature").and_then(|v| v.non_negative()) {
+                    joint.passive.armature = vec![a; 3];
+                }
                 false
             }
             _ => {
@@ -605,6 +610,11 @@ impl<'c, 's> SceneReader<'c, 's> {
                     && let Some(c) = per_coordinate(&v, nv).and_then(|c| non_negative_all(&v, c))
                 {
                     joint.passive.damping = c;
+                }
+                if let Some(v) = t.get("armature")
+                    && let Some(a) = per_coordinate(&v, nv).and_then(|a| non_negative_all(&v, a))
+                {
+                    joint.passive.armature = a;
                 }
                 let Some(limits_value) = t.get("limits") else {
                     for key in ["limit_stiffness", "limit_damping"] {
@@ -1150,7 +1160,11 @@ impl<'c, 's> SceneReader<'c, 's> {
 /// Gives limit stops without a stiffness a stiff, critically damped one: natural frequency
 /// `LIMIT_FREQUENCY` with the joint's effective inertia `H_jj` at the start (`k = H_jj ω²`,
 /// `c = 2 H_jj ω`).
-fn set_automatic_stops(world: &mut World, id: crate::multibody::MultibodyId, joints: &[&str]) {
+pub(crate) fn set_automatic_stops(
+    world: &mut World,
+    id: crate::multibody::MultibodyId,
+    joints: &[&str],
+) {
     if joints.is_empty() {
         return;
     }

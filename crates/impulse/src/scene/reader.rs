@@ -111,6 +111,11 @@ impl<'s> Context<'s> {
         });
     }
 
+    /// Records a diagnostic found in another file (a robot model the scene refers to).
+    pub fn push(&self, diagnostic: Diagnostic) {
+        self.diagnostics.borrow_mut().push(diagnostic);
+    }
+
     /// Records an error at `span`.
     pub fn error(&self, span: &Range<usize>, key: &str, message: impl Into<String>) {
         self.report(Severity::Error, span, key, message.into());
@@ -133,8 +138,25 @@ impl<'s> Context<'s> {
     /// All diagnostics, in file order (errors before warnings at the same place).
     pub fn into_diagnostics(self) -> Vec<Diagnostic> {
         let mut all = self.diagnostics.into_inner();
+        // The scene file's own first, then those of files it refers to, each in file order.
+        let path = self.path;
         all.sort_by(|a, b| {
-            (a.line, a.column, a.severity, &a.key).cmp(&(b.line, b.column, b.severity, &b.key))
+            (
+                a.path != path,
+                &a.path,
+                a.line,
+                a.column,
+                a.severity,
+                &a.key,
+            )
+                .cmp(&(
+                    b.path != path,
+                    &b.path,
+                    b.line,
+                    b.column,
+                    b.severity,
+                    &b.key,
+                ))
         });
         all.dedup();
         all
@@ -195,11 +217,6 @@ impl<'c, 's> Value<'c, 's> {
         self.ctx.error(&self.span(), &self.key, message);
     }
 
-    /// Records a warning about this value.
-    #[allow(dead_code)] // no value has a warning yet; tables do (and importers will)
-    pub fn warning(&self, message: impl Into<String>) {
-        self.ctx.warning(&self.span(), &self.key, message);
-    }
 
     fn wrong_type(&self, expected: &str) {
         self.error(format!(
@@ -409,11 +426,6 @@ impl<'c, 's> Table<'c, 's> {
         self.ctx.error(&self.span, &self.path, message);
     }
 
-    /// Records a warning about the table as a whole.
-    #[allow(dead_code)] // no table has a warning yet; importers will
-    pub fn warning(&self, message: impl Into<String>) {
-        self.ctx.warning(&self.span, &self.path, message);
-    }
 
     fn child_path(&self, key: &str) -> String {
         if self.path.is_empty() {
