@@ -218,6 +218,11 @@ impl<'c, 's> Value<'c, 's> {
     }
 
 
+    /// Records a warning about this value.
+    pub fn warning(&self, message: impl Into<String>) {
+        self.ctx.warning(&self.span(), &self.key, message);
+    }
+
     fn wrong_type(&self, expected: &str) {
         self.error(format!(
             "expected {expected}, found {}",
