@@ -32,6 +32,7 @@ pub mod integrate;
 pub mod math;
 pub mod multibody;
 pub mod output;
+pub mod poses;
 pub mod record;
 pub mod response;
 pub mod run;
