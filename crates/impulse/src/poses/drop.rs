@@ -11,10 +11,10 @@
 
 use std::sync::Arc;
 
+use crate::Material;
 use crate::dynamics::{BodyDesc, MassSpec, MotionType, PlacedShape};
 use crate::geometry::Shape;
 use crate::math::{Pose, Quat, Vec3};
-use crate::Material;
 use crate::world::{SimulationError, Sleep, World, WorldSettings};
 
 use super::part::Part;

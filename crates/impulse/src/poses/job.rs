@@ -230,7 +230,9 @@ pub struct DropResults {
 
 /// The generator of drop `index`: seeded by a hash of (seed, index) only.
 fn drop_rng(seed: u64, index: usize) -> Pcg64 {
-    Pcg64::seed_from_u64(splitmix(seed ^ splitmix(index as u64 ^ 0x5eed_d00d_cafe_f00d)))
+    Pcg64::seed_from_u64(splitmix(
+        seed ^ splitmix(index as u64 ^ 0x5eed_d00d_cafe_f00d),
+    ))
 }
 
 /// SplitMix64's finaliser: a bijective 64-bit mix.
@@ -266,12 +268,7 @@ fn uniform_direction(rng: &mut Pcg64) -> Vec3 {
 /// The start orientation of a drop: uniform, or resting on a face drawn from `histogram`
 /// (counts per hull face) with a random turn about the vertical and a tilt of up to
 /// `tilt` radians about a random axis.
-fn start_orientation(
-    part: &Part,
-    rng: &mut Pcg64,
-    histogram: Option<&[usize]>,
-    tilt: f64,
-) -> Quat {
+fn start_orientation(part: &Part, rng: &mut Pcg64, histogram: Option<&[usize]>, tilt: f64) -> Quat {
     let total: usize = histogram.map_or(0, |h| h.iter().sum());
     let Some(histogram) = histogram.filter(|_| total > 0) else {
         return uniform_rotation(rng);
@@ -285,10 +282,7 @@ fn start_orientation(
         }
         pick -= count;
     }
-    let yaw = Quat::from_axis_angle(
-        &Vec3::z_axis(),
-        std::f64::consts::TAU * rng.random::<f64>(),
-    );
+    let yaw = Quat::from_axis_angle(&Vec3::z_axis(), std::f64::consts::TAU * rng.random::<f64>());
     let axis = uniform_direction(rng);
     let tilt = Quat::from_scaled_axis(axis * (tilt * rng.random::<f64>()));
     tilt * yaw * resting_orientation(part, face)

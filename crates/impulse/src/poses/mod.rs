@@ -16,6 +16,5 @@ pub use part::{HullFace, Part, PartError};
 pub use perturbed::perturbed_probabilities;
 pub use quasi_static::QuasiStatic;
 pub use stats::{
-    error_percentage, normal_cdf, normal_quantile, trial_count, wilson_interval,
-    worst_half_width,
+    error_percentage, normal_cdf, normal_quantile, trial_count, wilson_interval, worst_half_width,
 };

@@ -9,7 +9,8 @@ use crate::geometry::{
 };
 use crate::math::{Point, Vec3};
 
-/// One face of the part's convex hull, in the part's model frame.
+/// One face of the part's convex hull, in the part's model frame (hull faces that lie in one
+/// plane up to rounding are one face).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HullFace {
     /// Unit outward normal.
@@ -107,7 +108,11 @@ impl Part {
             Some(name) => bodies.iter().find(|b| b.name() == name).ok_or_else(|| {
                 scene_error(format!(
                     "no body named `{name}` (bodies: {})",
-                    bodies.iter().map(|b| b.name()).collect::<Vec<_>>().join(", ")
+                    bodies
+                        .iter()
+                        .map(|b| b.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))
             })?,
             None => {
@@ -181,28 +186,63 @@ impl Part {
         })?;
         let c = mass.center_of_mass;
         let size = 2.0 * hull.bounding_radius().max(f64::MIN_POSITIVE);
-        let face_of_half_edge = |h: u32| hull.half_edges()[h as usize].face as usize;
-        let mut faces = Vec::with_capacity(hull.faces().len());
-        for (f, face) in hull.faces().iter().enumerate() {
-            let height = face.offset - face.normal.dot(&c.coords);
+        let group = coplanar_groups(&hull);
+        let groups = group.iter().max().map_or(0, |g| g + 1);
+        let mut faces = Vec::with_capacity(groups);
+        for g in 0..groups {
+            let members: Vec<usize> = (0..group.len()).filter(|&f| group[f] == g).collect();
+            // The group's outline: its half-edges whose twins lie in other groups, chained.
+            let half_edges = hull.half_edges();
+            let boundary: Vec<u32> = members
+                .iter()
+                .flat_map(|&f| hull.face_half_edges(f as u32))
+                .filter(|&h| {
+                    group[half_edges[half_edges[h as usize].twin as usize].face as usize] != g
+                })
+                .collect();
+            let mut corners = Vec::with_capacity(boundary.len());
+            let mut neighbours = Vec::with_capacity(boundary.len());
+            let mut h = boundary[0];
+            for _ in 0..boundary.len() {
+                corners.push(hull.vertices()[half_edges[h as usize].origin as usize]);
+                neighbours
+                    .push(group[half_edges[half_edges[h as usize].twin as usize].face as usize]);
+                let head = hull.head(h);
+                match boundary
+                    .iter()
+                    .find(|&&b| half_edges[b as usize].origin == head)
+                {
+                    Some(&next) => h = next,
+                    None => break,
+                }
+            }
+            // The plane of the group's largest member.
+            let largest = members
+                .iter()
+                .copied()
+                .max_by(|&a, &b| {
+                    let area = |f: usize| {
+                        let p: Vec<Point> = hull
+                            .face_vertices(f as u32)
+                            .map(|v| hull.vertices()[v as usize])
+                            .collect();
+                        polygon_area(&p, &hull.faces()[f].normal)
+                    };
+                    area(a).total_cmp(&area(b))
+                })
+                .unwrap_or(members[0]);
+            let plane = &hull.faces()[largest];
+            let height = plane.offset - plane.normal.dot(&c.coords);
             if height <= 1e-9 * size {
                 return Err(PartError::CenterOfMassOutside {
                     source,
-                    face: f + 1,
+                    face: g + 1,
                     height,
                 });
             }
-            let corners: Vec<Point> = hull
-                .face_vertices(f as u32)
-                .map(|v| hull.vertices()[v as usize])
-                .collect();
-            let neighbours = hull
-                .face_half_edges(f as u32)
-                .map(|h| face_of_half_edge(hull.half_edges()[h as usize].twin))
-                .collect();
-            let area = polygon_area(&corners, &face.normal);
+            let area = polygon_area(&corners, &plane.normal);
             faces.push(HullFace {
-                normal: face.normal,
+                normal: plane.normal,
                 height,
                 area,
                 corners,
@@ -274,6 +314,45 @@ impl Part {
         }
         best
     }
+}
+
+/// Groups of adjacent hull faces that lie in one plane up to rounding (a trapezoid whose
+/// corners were computed with sines and cosines is not exactly planar, so the exact hull splits
+/// it into two triangles; it is one face to rest on). Returns each face's group, numbered in
+/// order of first appearance.
+fn coplanar_groups(hull: &ConvexPolyhedron) -> Vec<usize> {
+    let n = hull.faces().len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for h in hull.half_edges() {
+        let (a, b) = (
+            h.face as usize,
+            hull.half_edges()[h.twin as usize].face as usize,
+        );
+        let (na, nb) = (hull.faces()[a].normal, hull.faces()[b].normal);
+        if na.dot(&nb) > 0.0 && na.cross(&nb).norm() < 1e-9 {
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    let mut number = vec![usize::MAX; n];
+    let mut next = 0;
+    (0..n)
+        .map(|f| {
+            let r = root(&mut parent, f);
+            if number[r] == usize::MAX {
+                number[r] = next;
+                next += 1;
+            }
+            number[r]
+        })
+        .collect()
 }
 
 /// Area of a planar convex polygon with unit normal `normal` (fan of triangles).

@@ -59,7 +59,11 @@ pub fn perturbed_probabilities(part: &Part, qs: &QuasiStatic, cone: f64) -> Vec<
 /// counter-clockwise seen from outside the sphere.
 pub(crate) fn cap_polygon_area(a: &Vec3, theta: f64, corners: &[Vec3]) -> f64 {
     // A tangent frame at a with e1 × e2 = a: azimuth grows counter-clockwise seen from outside.
-    let helper = if a.x.abs() < 0.9 { Vec3::x() } else { Vec3::y() };
+    let helper = if a.x.abs() < 0.9 {
+        Vec3::x()
+    } else {
+        Vec3::y()
+    };
     let e1 = helper.cross(a).normalize();
     let e2 = a.cross(&e1);
     let azimuth = |x: &Vec3| x.dot(&e2).atan2(x.dot(&e1));
