@@ -50,7 +50,7 @@ impl Default for DropPhysics {
             speed: 5.0,
             friction: 0.3,
             restitution: 0.3,
-            envelope: 1e-3,
+            envelope: 5e-3,
             rest_time: 0.25,
             time_limit: 20.0,
         }

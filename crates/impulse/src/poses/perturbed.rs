@@ -123,3 +123,71 @@ fn wrap(angle: f64) -> f64 {
     }
     a
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brute force: the cap sampled on a fine polar grid about its centre.
+    fn sampled(a: &Vec3, theta: f64, corners: &[Vec3]) -> f64 {
+        let e1 = (if a.x.abs() < 0.9 { Vec3::x() } else { Vec3::y() })
+            .cross(a)
+            .normalize();
+        let e2 = a.cross(&e1);
+        let inside = |d: &Vec3| {
+            (0..corners.len()).all(|k| {
+                corners[k]
+                    .cross(&corners[(k + 1) % corners.len()])
+                    .dot(d)
+                    >= 0.0
+            })
+        };
+        let (nr, nphi) = (600, 1200);
+        let (dr, dphi) = (theta / nr as f64, 2.0 * PI / nphi as f64);
+        let mut area = 0.0;
+        for i in 0..nr {
+            let r = (i as f64 + 0.5) * dr;
+            for j in 0..nphi {
+                let phi = (j as f64 + 0.5) * dphi;
+                let d = *a * r.cos() + (e1 * phi.cos() + e2 * phi.sin()) * r.sin();
+                if inside(&d) {
+                    area += r.sin() * dr * dphi;
+                }
+            }
+        }
+        area
+    }
+
+    #[test]
+    fn cap_and_polygon_area_matches_sampling() {
+        let theta = 20f64.to_radians();
+        let a = Vec3::new(0.1, -0.2, 1.0).normalize();
+        let square = |cx: f64, cy: f64, s: f64| {
+            // Counter-clockwise seen from outside (from +z).
+            [(-s, -s), (s, -s), (s, s), (-s, s)]
+                .map(|(x, y)| Vec3::new(cx + x, cy + y, 1.0).normalize())
+                .to_vec()
+        };
+        for (name, polygon) in [
+            ("holds the cap", square(0.0, 0.0, 1.0)),
+            ("holds the centre", square(0.2, -0.1, 0.2)),
+            ("beside the centre", square(0.45, -0.2, 0.2)),
+            ("far away", square(2.0, 2.0, 0.3)),
+            (
+                "a triangle across",
+                vec![
+                    Vec3::new(-0.5, -0.6, 1.0).normalize(),
+                    Vec3::new(0.6, -0.1, 1.0).normalize(),
+                    Vec3::new(-0.2, 0.5, 1.0).normalize(),
+                ],
+            ),
+        ] {
+            let exact = cap_polygon_area(&a, theta, &polygon);
+            let brute = sampled(&a, theta, &polygon);
+            assert!((exact - brute).abs() < 2e-5, "{name}: {exact} vs {brute}");
+        }
+        // A polygon holding the whole cap: the cap's area 2π(1 − cos θ), to rounding.
+        let whole = cap_polygon_area(&a, theta, &square(0.0, 0.0, 1.0));
+        assert!((whole - 2.0 * PI * (1.0 - theta.cos())).abs() < 1e-14);
+    }
+}

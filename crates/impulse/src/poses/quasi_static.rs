@@ -138,3 +138,43 @@ fn topple(c: &Point, face: &HullFace) -> Option<usize> {
     }
     Some(face.neighbours[best_edge])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Eq. 7.1 as printed: the spherical excess β₀ + β₁ + β₂ − π from the interior angles of
+    /// the projected triangle (each the angle between the planes through the eye and its sides).
+    fn excess(a: &Vec3, b: &Vec3, c: &Vec3) -> f64 {
+        let angle = |p: &Vec3, q: &Vec3, r: &Vec3| {
+            // Interior angle at p between the great circles p→q and p→r.
+            let (n1, n2) = (p.cross(q), p.cross(r));
+            n1.angle(&n2)
+        };
+        angle(a, b, c) + angle(b, c, a) + angle(c, a, b) - std::f64::consts::PI
+    }
+
+    #[test]
+    fn solid_angle_equals_the_spherical_excess_of_eq_7_1() {
+        // A deterministic spread of triangles, from fat to sliver-like.
+        let mut seed = 0x1234_5678_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for _ in 0..2000 {
+            let centre = Vec3::new(next(), next(), 2.0 + next());
+            let corner = |s: f64, n: &mut dyn FnMut() -> f64| {
+                centre + Vec3::new(n(), n(), n()) * s
+            };
+            let (a, b, c) = (corner(0.8, &mut next), corner(0.8, &mut next), corner(0.8, &mut next));
+            let omega = triangle_solid_angle(&a, &b, &c);
+            assert!((omega - excess(&a, &b, &c)).abs() < 1e-9, "{omega}");
+        }
+        // The octant: a quarter of a hemisphere, π/2.
+        let octant = triangle_solid_angle(&Vec3::x(), &Vec3::y(), &Vec3::z());
+        assert!((octant - std::f64::consts::FRAC_PI_2).abs() < 1e-15);
+    }
+}
