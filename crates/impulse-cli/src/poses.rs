@@ -715,42 +715,57 @@ fn report(
     if !common.no_pictures {
         let labels: Vec<(usize, f64)> = rows.iter().map(|r| (r.face, key(r))).collect();
         pose_sheet(part, &labels)?.save(&out.join("poses.png"))?;
-        let mut series: Vec<(String, Vec<f64>)> = Vec::new();
-        if has(Method::QuasiStatic) {
-            series.push((
-                "quasi-static".into(),
-                rows.iter().map(|r| r.quasi_static.unwrap_or(0.0)).collect(),
-            ));
-        }
-        if has(Method::Perturbed) {
-            series.push((
-                "perturbed".into(),
-                rows.iter().map(|r| r.perturbed.unwrap_or(0.0)).collect(),
-            ));
-        }
-        if results.is_some() {
-            series.push((
-                "dynamic".into(),
-                rows.iter()
-                    .map(|r| r.dynamic.map_or(0.0, |d| d.1))
-                    .collect(),
-            ));
-        }
-        if let Some(measured) = &measured {
-            let total: usize = measured.iter().map(|m| m.count).sum();
-            series.push((
-                "measured".into(),
-                rows.iter()
-                    .map(|r| {
-                        measured
-                            .iter()
-                            .find(|m| m.faces.len() == 1 && m.faces[0] == r.face)
-                            .map_or(0.0, |m| m.count as f64 / total as f64)
+        let (names, series) = match &measured {
+            // Against measurements: one group of bars per measured pose.
+            Some(measured) => {
+                let total: usize = measured.iter().map(|m| m.count).sum();
+                let mut series: Vec<(String, Vec<f64>)> = errors
+                    .iter()
+                    .map(|(name, _, p)| (name.clone(), p.clone()))
+                    .collect();
+                series.push((
+                    "measured".into(),
+                    measured
+                        .iter()
+                        .map(|m| m.count as f64 / total as f64)
+                        .collect(),
+                ));
+                let names = measured
+                    .iter()
+                    .map(|m| {
+                        let faces: Vec<String> =
+                            m.faces.iter().map(|f| (f + 1).to_string()).collect();
+                        faces.join("+")
                     })
-                    .collect(),
-            ));
-        }
-        let names: Vec<String> = rows.iter().map(|r| format!("{}", r.face + 1)).collect();
+                    .collect::<Vec<_>>();
+                (names, series)
+            }
+            None => {
+                let mut series: Vec<(String, Vec<f64>)> = Vec::new();
+                if has(Method::QuasiStatic) {
+                    series.push((
+                        "quasi-static".into(),
+                        rows.iter().map(|r| r.quasi_static.unwrap_or(0.0)).collect(),
+                    ));
+                }
+                if has(Method::Perturbed) {
+                    series.push((
+                        "perturbed".into(),
+                        rows.iter().map(|r| r.perturbed.unwrap_or(0.0)).collect(),
+                    ));
+                }
+                if results.is_some() {
+                    series.push((
+                        "dynamic".into(),
+                        rows.iter()
+                            .map(|r| r.dynamic.map_or(0.0, |d| d.1))
+                            .collect(),
+                    ));
+                }
+                let names = rows.iter().map(|r| (r.face + 1).to_string()).collect();
+                (names, series)
+            }
+        };
         bar_chart(&names, &series, &out.join("methods.png"))?;
     }
     eprintln!("wrote {}", out.display());
@@ -884,7 +899,7 @@ fn bar_chart(names: &[String], series: &[(String, Vec<f64>)], path: &Path) -> Re
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .x_desc("hull face")
+            .x_desc("hull face(s)")
             .y_desc("probability")
             .x_labels(n.min(30) * 2 + 1)
             .x_label_formatter(&|x| {

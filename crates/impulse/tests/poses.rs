@@ -109,7 +109,10 @@ fn every_shipped_part_sums_to_one_under_both_quasi_static_methods() {
         let pqs = perturbed_probabilities(&part, &qs, 20f64.to_radians());
         let landing: f64 = qs.landing.iter().sum();
         assert!((landing - 1.0).abs() < 1e-12, "{name}: landing {landing}");
-        assert!((qs.probability.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{name}");
+        assert!(
+            (qs.probability.iter().sum::<f64>() - 1.0).abs() < 1e-12,
+            "{name}"
+        );
         assert!((pqs.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{name}");
         // Only stable faces keep probability.
         for (f, p) in qs.probability.iter().enumerate() {
@@ -130,9 +133,13 @@ fn perturbed_by_sampling(part: &Part, qs: &QuasiStatic, cone: f64) -> Vec<f64> {
             continue;
         }
         let a = part.faces()[s].normal;
-        let e1 = (if a.x.abs() < 0.9 { Vec3::x() } else { Vec3::y() })
-            .cross(&a)
-            .normalize();
+        let e1 = (if a.x.abs() < 0.9 {
+            Vec3::x()
+        } else {
+            Vec3::y()
+        })
+        .cross(&a)
+        .normalize();
         let e2 = a.cross(&e1);
         let mut share = vec![0.0; out.len()];
         let mut total = 0.0;
@@ -174,7 +181,10 @@ fn perturbed_estimate_matches_sampling_of_the_cone() {
         let exact = perturbed_probabilities(&part, &qs, 20f64.to_radians());
         let sampled = perturbed_by_sampling(&part, &qs, 20f64.to_radians());
         for (f, (a, b)) in exact.iter().zip(&sampled).enumerate() {
-            assert!((a - b).abs() < 2e-4, "{name} face {f}: exact {a}, sampled {b}");
+            assert!(
+                (a - b).abs() < 2e-4,
+                "{name} face {f}: exact {a}, sampled {b}"
+            );
         }
     }
     // The slab's narrow sides (0.22 of the quasi-static total) keep only the directions within
@@ -382,7 +392,11 @@ fn thick_coin_edge_probability_against_the_solid_angle_closed_form() {
         .map(|(_, c)| c)
         .sum();
     let (lo, hi) = wilson_interval(n - caps, n, 0.99);
-    assert!(lo < 0.5f64.sqrt() && 0.5f64.sqrt() < hi, "{} of {n}", n - caps);
+    assert!(
+        lo < 0.5f64.sqrt() && 0.5f64.sqrt() < hi,
+        "{} of {n}",
+        n - caps
+    );
 }
 
 #[test]
@@ -400,7 +414,11 @@ fn drops_are_identical_for_any_thread_count_and_any_split_into_shards() {
     let one = run(&part, &job, 1, Shard::WHOLE);
     assert_eq!(one.drops.len(), 90);
     for threads in [2, 4] {
-        assert_eq!(run(&part, &job, threads, Shard::WHOLE), one, "{threads} threads");
+        assert_eq!(
+            run(&part, &job, threads, Shard::WHOLE),
+            one,
+            "{threads} threads"
+        );
     }
     let shards: Vec<DropResults> = (1..=3)
         .map(|k| run(&part, &job, 2, Shard { index: k, count: 3 }))

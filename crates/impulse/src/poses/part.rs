@@ -42,7 +42,9 @@ pub enum PartError {
     /// The mesh file is unreadable, open, inverted or degenerate (the mesh reader's own error,
     /// with file, line and face).
     Mesh(MeshFileError),
-    /// The scene file could not be loaded, or does not hold a usable body.
+    /// The scene file could not be loaded (the scene reader's diagnostics).
+    SceneFile(String),
+    /// The scene does not hold a usable body.
     Scene { path: PathBuf, message: String },
     /// The convex hull could not be built.
     Hull { source: String, message: String },
@@ -59,6 +61,7 @@ impl fmt::Display for PartError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Mesh(error) => error.fmt(f),
+            Self::SceneFile(message) => f.write_str(message),
             Self::Scene { path, message } => write!(f, "{}: {message}", path.display()),
             Self::Hull { source, message } => {
                 write!(f, "{source}: the part's convex hull: {message}")
@@ -102,7 +105,7 @@ impl Part {
             path: path.to_path_buf(),
             message,
         };
-        let scene = crate::scene::load(path).map_err(|e| scene_error(format!("{e}")))?;
+        let scene = crate::scene::load(path).map_err(|e| PartError::SceneFile(e.to_string()))?;
         let bodies = scene.world.bodies();
         let chosen = match body {
             Some(name) => bodies.iter().find(|b| b.name() == name).ok_or_else(|| {

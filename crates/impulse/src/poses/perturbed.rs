@@ -130,17 +130,17 @@ mod tests {
 
     /// Brute force: the cap sampled on a fine polar grid about its centre.
     fn sampled(a: &Vec3, theta: f64, corners: &[Vec3]) -> f64 {
-        let e1 = (if a.x.abs() < 0.9 { Vec3::x() } else { Vec3::y() })
-            .cross(a)
-            .normalize();
+        let e1 = (if a.x.abs() < 0.9 {
+            Vec3::x()
+        } else {
+            Vec3::y()
+        })
+        .cross(a)
+        .normalize();
         let e2 = a.cross(&e1);
         let inside = |d: &Vec3| {
-            (0..corners.len()).all(|k| {
-                corners[k]
-                    .cross(&corners[(k + 1) % corners.len()])
-                    .dot(d)
-                    >= 0.0
-            })
+            (0..corners.len())
+                .all(|k| corners[k].cross(&corners[(k + 1) % corners.len()]).dot(d) >= 0.0)
         };
         let (nr, nphi) = (600, 1200);
         let (dr, dphi) = (theta / nr as f64, 2.0 * PI / nphi as f64);

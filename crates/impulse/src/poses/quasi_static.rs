@@ -166,10 +166,12 @@ mod tests {
         };
         for _ in 0..2000 {
             let centre = Vec3::new(next(), next(), 2.0 + next());
-            let corner = |s: f64, n: &mut dyn FnMut() -> f64| {
-                centre + Vec3::new(n(), n(), n()) * s
-            };
-            let (a, b, c) = (corner(0.8, &mut next), corner(0.8, &mut next), corner(0.8, &mut next));
+            let corner = |s: f64, n: &mut dyn FnMut() -> f64| centre + Vec3::new(n(), n(), n()) * s;
+            let (a, b, c) = (
+                corner(0.8, &mut next),
+                corner(0.8, &mut next),
+                corner(0.8, &mut next),
+            );
             let omega = triangle_solid_angle(&a, &b, &c);
             assert!((omega - excess(&a, &b, &c)).abs() < 1e-9, "{omega}");
         }
