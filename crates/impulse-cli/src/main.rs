@@ -45,7 +45,7 @@ enum Command {
     Plot(plot::PlotArgs),
     /// Pose statistics of a dropped part: quasi-static, perturbed quasi-static and dynamic
     /// estimates of how often it rests on each face (`poses merge` joins shards).
-    Poses(poses::PosesArgs),
+    Poses(Box<poses::PosesArgs>),
     /// Run the pure impulse-based examples of Mirtich's Table 7.1 and compare with the thesis.
     Table(table::TableArgs),
 }

@@ -67,7 +67,7 @@ fn quasi_static_column(csv: &str) -> Vec<([i64; 3], f64)> {
             (n, cells[2].parse().unwrap())
         })
         .collect();
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows.sort_by_key(|a| a.0);
     rows
 }
 
