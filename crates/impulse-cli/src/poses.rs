@@ -65,6 +65,11 @@ struct Common {
     /// Write no pictures (poses.png, methods.png).
     #[arg(long)]
     no_pictures: bool,
+    /// One row (and picture) per class of alike faces — same distance from the centre of mass,
+    /// area, solid angle and outline, such as the sides of a coin — with their probabilities
+    /// summed.
+    #[arg(long)]
+    group: bool,
     /// Half-angle of the perturbed quasi-static cone, degrees (the thesis's 20°).
     #[arg(long, default_value_t = 20.0, value_name = "DEG")]
     cone: f64,
@@ -392,6 +397,8 @@ fn merge_shards(args: &MergeArgs) -> Result<ExitCode, String> {
 
 /// One row of the table: a hull face some method rests the part on.
 struct Row {
+    /// The pose's hull faces (one, or a class of alike faces with --group); the first is shown.
+    faces: Vec<usize>,
     face: usize,
     quasi_static: Option<f64>,
     perturbed: Option<f64>,
@@ -466,19 +473,31 @@ fn report(
     let counts = results.map(|r| r.counts(faces));
     let rested: usize = counts.as_ref().map_or(0, |(c, _, _)| c.iter().sum());
     let confidence = common.confidence;
-    let mut rows: Vec<Row> = (0..faces)
-        .map(|f| Row {
-            face: f,
-            quasi_static: has(Method::QuasiStatic).then_some(qs.probability[f]),
-            perturbed: has(Method::Perturbed).then_some(pqs[f]),
-            dynamic: counts.as_ref().map(|(c, _, _)| {
-                let p = if rested > 0 {
-                    c[f] as f64 / rested as f64
-                } else {
-                    0.0
-                };
-                (c[f], p, wilson_interval(c[f], rested, confidence))
-            }),
+    let classes = if common.group {
+        pose_classes(part, &qs)
+    } else {
+        (0..faces).collect()
+    };
+    let class_count = classes.iter().max().map_or(0, |c| c + 1);
+    let mut rows: Vec<Row> = (0..class_count)
+        .map(|class| {
+            let members: Vec<usize> = (0..faces).filter(|&f| classes[f] == class).collect();
+            let sum = |p: &[f64]| members.iter().map(|&f| p[f]).sum::<f64>();
+            Row {
+                face: members[0],
+                quasi_static: has(Method::QuasiStatic).then(|| sum(&qs.probability)),
+                perturbed: has(Method::Perturbed).then(|| sum(&pqs)),
+                dynamic: counts.as_ref().map(|(c, _, _)| {
+                    let k: usize = members.iter().map(|&f| c[f]).sum();
+                    let p = if rested > 0 {
+                        k as f64 / rested as f64
+                    } else {
+                        0.0
+                    };
+                    (k, p, wilson_interval(k, rested, confidence))
+                }),
+                faces: members,
+            }
         })
         .filter(|r| {
             r.quasi_static.unwrap_or(0.0) > 0.0
@@ -542,7 +561,7 @@ fn report(
         }
     }
     text += "\n";
-    let mut header = format!("{:>4} {:>5}", "pose", "face");
+    let mut header = format!("{:>4} {:>10}", "pose", "face");
     if has(Method::QuasiStatic) {
         header += &format!(" {:>12}", "quasi-static");
     }
@@ -560,7 +579,7 @@ fn report(
     text += &header;
     text += "\n";
     for (k, r) in rows.iter().enumerate() {
-        let mut line = format!("{:>4} {:>5}", k + 1, r.face + 1);
+        let mut line = format!("{:>4} {:>10}", k + 1, face_list(&r.faces, true));
         if let Some(p) = r.quasi_static {
             line += &format!(" {p:>12.4}");
         }
@@ -650,7 +669,7 @@ fn report(
 
     // CSV and JSON.
     let mut csv = String::from(
-        "pose,face,quasi_static,perturbed,dynamic,count,interval_low,interval_high,nx,ny,nz,qw,qx,qy,qz\n",
+        "pose,face,quasi_static,perturbed,dynamic,count,interval_low,interval_high,nx,ny,nz,qw,qx,qy,qz,faces\n",
     );
     let mut poses_json = Vec::new();
     let opt = |x: Option<f64>| x.map_or(String::new(), number);
@@ -662,7 +681,7 @@ fn report(
             None => Default::default(),
         };
         csv += &format!(
-            "{},{},{},{},{p},{count},{lo},{hi},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{p},{count},{lo},{hi},{},{},{},{},{},{},{},{}\n",
             k + 1,
             r.face + 1,
             opt(r.quasi_static),
@@ -673,11 +692,13 @@ fn report(
             number(q.w),
             number(q.i),
             number(q.j),
-            number(q.k)
+            number(q.k),
+            face_list(&r.faces, false)
         );
         poses_json.push(json!({
             "pose": k + 1,
             "face": r.face + 1,
+            "faces": r.faces.iter().map(|f| f + 1).collect::<Vec<_>>(),
             "normal": [n.x, n.y, n.z],
             "orientation": [q.w, q.i, q.j, q.k],
             "quasi_static": r.quasi_static,
@@ -713,7 +734,21 @@ fn report(
     json_text.push('\n');
     write(&out.join("poses.json"), json_text.as_bytes())?;
     if !common.no_pictures {
-        let labels: Vec<(usize, f64)> = rows.iter().map(|r| (r.face, key(r))).collect();
+        let labels: Vec<(usize, String)> = rows
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                let faces = if r.faces.len() == 1 {
+                    format!("face {}", r.face + 1)
+                } else {
+                    format!("{} faces", r.faces.len())
+                };
+                (
+                    r.face,
+                    format!("pose {} ({faces}): p = {:.3}", k + 1, key(r)),
+                )
+            })
+            .collect();
         pose_sheet(part, &labels)?.save(&out.join("poses.png"))?;
         let (names, series) = match &measured {
             // Against measurements: one group of bars per measured pose.
@@ -772,6 +807,52 @@ fn report(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Hull face numbers joined by `+` (`short`: at most three, then how many more).
+fn face_list(faces: &[usize], short: bool) -> String {
+    let names: Vec<String> = faces.iter().map(|f| (f + 1).to_string()).collect();
+    if short && names.len() > 3 {
+        format!("{}+{} more", names[0], names.len() - 1)
+    } else {
+        names.join("+")
+    }
+}
+
+/// Classes of alike hull faces: the same distance from the centre of mass, area, solid angle
+/// and outline seen from the foot of the centre of mass (corner distances, sorted), to 1e-7 of
+/// the part's size. Symmetric faces (a coin's sides, a cube's faces) fall into one class.
+fn pose_classes(part: &Part, qs: &QuasiStatic) -> Vec<usize> {
+    let size = part.size();
+    let c = part.center_of_mass();
+    let q = |x: f64| (x * 1e7).round() as i64;
+    let mut keys: Vec<Vec<i64>> = Vec::new();
+    let mut classes = Vec::with_capacity(part.faces().len());
+    for (f, face) in part.faces().iter().enumerate() {
+        let foot = c + face.normal * face.height;
+        let mut outline: Vec<i64> = face
+            .corners
+            .iter()
+            .map(|p| q((p - foot).norm() / size))
+            .collect();
+        outline.sort_unstable();
+        let mut key = vec![
+            q(face.height / size),
+            q(face.area / (size * size)),
+            q(qs.landing[f]),
+            outline.len() as i64,
+        ];
+        key.extend(outline);
+        let class = match keys.iter().position(|k| *k == key) {
+            Some(class) => class,
+            None => {
+                keys.push(key);
+                keys.len() - 1
+            }
+        };
+        classes.push(class);
+    }
+    classes
+}
+
 /// Shortest round-trip form of a number.
 fn number(x: f64) -> String {
     let mut buffer = ryu::Buffer::new();
@@ -784,9 +865,9 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
 
 const TILE: u32 = 240;
 
-/// A contact sheet of the part resting on each pose's face on a table, labelled with the
-/// pose's face and probability, four to a row (at most 16 poses).
-fn pose_sheet(part: &Part, poses: &[(usize, f64)]) -> Result<Image, String> {
+/// A contact sheet of the part resting on each pose's (first) face on a table, labelled with
+/// `text`, four to a row (at most 16 poses).
+fn pose_sheet(part: &Part, poses: &[(usize, String)]) -> Result<Image, String> {
     let shown = &poses[..poses.len().min(16)];
     let columns = (shown.len() as u32).clamp(1, 4);
     let rows = (shown.len() as u32).div_ceil(columns).max(1);
@@ -797,7 +878,8 @@ fn pose_sheet(part: &Part, poses: &[(usize, f64)]) -> Result<Image, String> {
         [16, 18, 21],
     );
     let triangles = part.mesh().triangles();
-    for (k, &(face, p)) in shown.iter().enumerate() {
+    for (k, (face, text)) in shown.iter().enumerate() {
+        let face = *face;
         let q = resting_orientation(part, face);
         let pose = place_on_table(part, q);
         let radius = 0.5 * part.size();
@@ -842,7 +924,7 @@ fn pose_sheet(part: &Part, poses: &[(usize, f64)]) -> Result<Image, String> {
             canvas.triangle(p.map(|position| Vertex { position, normal }), &paint);
         }
         let mut tile = canvas.finish();
-        label(&mut tile, &format!("face {}: p = {p:.3}", face + 1))?;
+        label(&mut tile, text)?;
         let (col, row) = (k as u32 % columns, k as u32 / columns);
         sheet.paste(&tile, col * (TILE + gap), row * (TILE + gap));
     }

@@ -387,3 +387,30 @@ fn bad_numbers_and_shard_specs_are_refused() {
         &["bad.csv:1", "face 9 does not exist"],
     );
 }
+
+#[test]
+fn alike_faces_group_into_one_pose() {
+    // The thick coin (32-sided prism, thickness = diameter): with --group its 32 sides are one
+    // pose and its two caps another; quasi-statically the sides hold h/√(h² + d²) = 1/√2 of
+    // the sphere for a cylinder, 0.7082 for the prism (within 1e-2 of the cylinder).
+    let out = scratch("poses_group");
+    ok(&[
+        "poses",
+        "meshes/parts/coin_thick.obj",
+        "--method",
+        "quasi-static",
+        "--group",
+        "--no-pictures",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&read(&out.join("poses.json"))).unwrap();
+    let poses = json["poses"].as_array().unwrap();
+    assert_eq!(poses.len(), 2);
+    assert_eq!(poses[0]["faces"].as_array().unwrap().len(), 32);
+    assert_eq!(poses[1]["faces"].as_array().unwrap().len(), 2);
+    let sides = poses[0]["quasi_static"].as_f64().unwrap();
+    assert!((sides - 0.5f64.sqrt()).abs() < 1e-2, "{sides}");
+    let caps = poses[1]["quasi_static"].as_f64().unwrap();
+    assert!((sides + caps - 1.0).abs() < 1e-12);
+}
