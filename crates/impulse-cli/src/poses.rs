@@ -267,7 +267,7 @@ fn run(args: &RunPoses) -> Result<ExitCode, String> {
             .build()
             .map_err(|e| format!("cannot start {} threads: {e}", args.threads))?;
         let (from, to) = job.shard_chains(shard)?;
-        let drops_here = (job_chain_start(&job, to) - job_chain_start(&job, from)) as u64;
+        let drops_here = (job.chain_start(to) - job.chain_start(from)) as u64;
         let bar = progress_bar(args.quiet, drops_here);
         let started = Instant::now();
         let done = run_drops_in(&pool, &part, &job, shard, &bar)?;
@@ -306,11 +306,6 @@ fn run(args: &RunPoses) -> Result<ExitCode, String> {
         &args.common,
         &out,
     )
-}
-
-/// First drop index of chain `c` (as the library splits them).
-fn job_chain_start(job: &DropJob, c: usize) -> usize {
-    (c as u128 * job.trials as u128 / job.chain_count() as u128) as usize
 }
 
 fn progress_bar(quiet: bool, len: u64) -> ProgressBar {

@@ -162,8 +162,9 @@ impl DropJob {
         }
     }
 
-    /// First drop index of chain `c` (c ≤ chain count).
-    fn chain_start(&self, c: usize) -> usize {
+    /// First drop index of chain `c` (c ≤ chain count; the chain count gives the number of
+    /// drops).
+    pub fn chain_start(&self, c: usize) -> usize {
         (c as u128 * self.trials as u128 / self.chain_count() as u128) as usize
     }
 

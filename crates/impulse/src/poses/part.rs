@@ -203,9 +203,15 @@ impl Part {
                     group[half_edges[half_edges[h as usize].twin as usize].face as usize] != g
                 })
                 .collect();
+            let Some(&first) = boundary.first() else {
+                return Err(PartError::Hull {
+                    source,
+                    message: "a face of the hull has no outline".into(),
+                });
+            };
             let mut corners = Vec::with_capacity(boundary.len());
             let mut neighbours = Vec::with_capacity(boundary.len());
-            let mut h = boundary[0];
+            let mut h = first;
             for _ in 0..boundary.len() {
                 corners.push(hull.vertices()[half_edges[h as usize].origin as usize]);
                 neighbours

@@ -47,9 +47,9 @@ pub fn worst_half_width(confidence: f64, n: usize) -> f64 {
 
 /// Wilson's score interval for a binomial proportion: `count` successes in `n` trials at
 /// confidence `confidence`. Unlike p ± z√(p(1−p)/n) it stays inside [0, 1] and is not empty
-/// for poses seen 0 or n times.
+/// for poses seen 0 or n times. No trials, or a confidence outside (0, 1), give [0, 1].
 pub fn wilson_interval(count: usize, n: usize, confidence: f64) -> (f64, f64) {
-    if n == 0 {
+    if n == 0 || !(confidence > 0.0 && confidence < 1.0) {
         return (0.0, 1.0);
     }
     let z = normal_quantile(0.5 + 0.5 * confidence);
@@ -67,8 +67,11 @@ pub fn normal_cdf(z: f64) -> f64 {
 }
 
 /// Φ⁻¹(p) for 0 < p < 1: bisection to bracket, then Newton steps on Φ, to full precision.
+/// NaN for p outside (0, 1).
 pub fn normal_quantile(p: f64) -> f64 {
-    assert!(p > 0.0 && p < 1.0, "normal_quantile needs 0 < p < 1");
+    if !(p > 0.0 && p < 1.0) {
+        return f64::NAN;
+    }
     let (mut lo, mut hi) = (-40.0_f64, 40.0_f64);
     for _ in 0..60 {
         let mid = 0.5 * (lo + hi);
