@@ -19,3 +19,6 @@ impulse render "$out/rover" --sheet 4 --zoom 1.5 --width 640 --height 360 --out 
 
 impulse run scenes/hybrid/creature_war.toml --duration 18 --out "$out/creature_war" --quiet
 impulse render "$out/creature_war" --sheet 4 --elevation 45 --zoom 1.7 --width 640 --height 360 --out docs/images/creature_war.png
+
+impulse poses meshes/parts/insulator_cap.obj --group --quiet --out "$out/insulator_cap"
+cp "$out/insulator_cap/poses.png" docs/images/insulator_cap-poses.png

@@ -5,6 +5,7 @@ mod framing;
 mod mass;
 mod model;
 mod plot;
+mod poses;
 mod raster;
 mod recording;
 mod render;
@@ -43,6 +44,9 @@ enum Command {
     Render(render::RenderArgs),
     /// Plot energy, collision rates and body speeds of a recorded run (SVG and PNG).
     Plot(plot::PlotArgs),
+    /// Pose statistics of a dropped part: quasi-static, perturbed quasi-static and dynamic
+    /// estimates of how often it rests on each face (`poses merge` joins shards).
+    Poses(Box<poses::PosesArgs>),
     /// Run the pure impulse-based examples of Mirtich's Table 7.1 and compare with the thesis.
     Table(table::TableArgs),
     /// Write a robot model (URDF or MJCF) as a scene file.
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::View(args) => view::view(&args),
         Command::Render(args) => render::render(&args),
         Command::Plot(args) => plot::plot(&args),
+        Command::Poses(args) => poses::poses(&args),
         Command::Table(args) => table::table(&args),
         Command::Import(args) => model::import(&args),
         Command::Dynamics(args) => model::dynamics(&args),

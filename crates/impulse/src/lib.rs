@@ -30,6 +30,7 @@ pub mod geometry;
 pub mod math;
 pub mod multibody;
 pub mod output;
+pub mod poses;
 pub mod prelude;
 pub mod record;
 pub mod run;
