@@ -21,11 +21,13 @@
 //! Layers, from the bottom: [`math`] and [`integrate`]; [`geometry`] (shapes, meshes, mass
 //! properties); [`dynamics`] (bodies and their free motion); [`collision`] (closest features,
 //! broad phases, time-of-impact bounds, the heap); [`response`] (frictional collisions and
-//! microcollisions); [`world`] (the simulation loop); [`scene`] (files → worlds); [`run`],
+//! microcollisions); [`multibody`] (articulated multibodies) and [`control`] (their
+//! controllers); [`world`] (the simulation loop); [`scene`] (files → worlds); [`run`],
 //! [`output`] and [`record`] (running and recording). See `docs/ARCHITECTURE.md` for how one
 //! step flows through them.
 
 pub mod collision;
+pub mod control;
 pub mod dynamics;
 pub mod geometry;
 pub mod integrate;

@@ -2,13 +2,13 @@
 //! and a prey placed where each rule should fire, the wheel and piston commands checked
 //! against the rule's formula. (The whole war, with physics, is in `hybrid_scenes`.)
 
+use impulse::control::demo::{Rover, RoverMode};
 use impulse::dynamics::{BodyDesc, MassSpec};
 use impulse::geometry::Shape;
 use impulse::integrate::Tolerance;
 use impulse::math::{Quat, Vec3, pose};
 use impulse::multibody::{
     BodyLookup, Commands, Controller, JointDesc, JointKind, Multibody, MultibodyDesc, Observations,
-    Rover, RoverMode,
 };
 
 const GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -981.0);

@@ -3,13 +3,14 @@
 //! pendulum and of random trees with springs, momentum of a floating base, Euler's equations for
 //! a floating single body, and PD/PID controllers (V23).
 
+use impulse::control::JointPid;
 use impulse::dynamics::{BodyDesc, MassSpec};
 use impulse::geometry::Shape;
 use impulse::integrate::Tolerance;
 use impulse::math::{Pose, Quat, Vec3, pose};
 use impulse::multibody::{
-    AppliedForces, BodyLookup, Joint, JointDesc, JointKind, JointPid, Link, Multibody,
-    MultibodyDesc, Tree, Workspace,
+    AppliedForces, BodyLookup, Joint, JointDesc, JointKind, Link, Multibody, MultibodyDesc, Tree,
+    Workspace,
 };
 use impulse::world::WorldSettings;
 

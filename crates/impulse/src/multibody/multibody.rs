@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use super::build::{BodyLookup, BuildError, MultibodyDesc, build};
-use super::control::{Commands, Controller, Observations};
+use super::controller::{Commands, Controller, Observations};
 use super::impulse::pseudo_inverse;
 use super::spatial::{SpatialVec, angular, linear};
 use super::tree::{AppliedForces, Tree, Workspace};
@@ -508,7 +508,7 @@ impl Multibody {
 
     /// Bounds on each link's motion from now until `until` or the next controller update,
     /// whichever is first, assuming no impulse in between: the flight is integrated ahead and
-    /// its continuous output sampled ([`ENVELOPE_SAMPLES`] per step, each bound widened by the
+    /// its continuous output sampled (`ENVELOPE_SAMPLES` per step, each bound widened by the
     /// largest change between neighbouring samples). If the integration fails on the way,
     /// the envelope ends there (the failure is reported when the multibody gets there); if it
     /// fails before getting past now, the failure is the result.

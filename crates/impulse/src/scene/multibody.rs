@@ -11,11 +11,12 @@ use std::f64::consts::TAU;
 
 use super::reader::{Table, Value};
 use super::{SceneReader, read_orientation};
+use crate::control::demo::{Bug, Hop, Rover};
+use crate::control::{Arrival, JointPid, JointTarget, PoseGoal, PosePd};
 use crate::dynamics::{BodyDesc, Material, MotionType};
 use crate::math::{Quat, Vec3};
 use crate::multibody::{
-    Arrival, Bug, Controller, Hop, JointDesc, JointKind, JointPid, JointTarget,
-    MIN_CONTROLLER_PERIOD, MultibodyDesc, PassiveElements, PoseGoal, PosePd, Rover, WORLD,
+    Controller, JointDesc, JointKind, MIN_CONTROLLER_PERIOD, MultibodyDesc, PassiveElements, WORLD,
 };
 use crate::world::World;
 
@@ -921,7 +922,7 @@ impl<'c, 's> SceneReader<'c, 's> {
 }
 
 impl<'c, 's> SceneReader<'c, 's> {
-    /// The creature war's controllers (`"rover"`, `"bug"`; `multibody::creatures`).
+    /// The creature war's controllers (`"rover"`, `"bug"`; `control::demo`).
     fn read_creature(
         &self,
         t: &Table<'c, 's>,
