@@ -3,6 +3,7 @@
 //! Every key is documented in `docs/scene-format.md`. Reading reports *every* problem in one pass
 //! (see [`reader`]), each with file, line, column and key; a scene with any error is not built.
 
+mod controllers;
 mod multibody;
 pub mod reader;
 
