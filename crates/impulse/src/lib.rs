@@ -22,8 +22,8 @@
 //! properties); [`dynamics`] (bodies and their free motion); [`collision`] (closest features,
 //! broad phases, time-of-impact bounds, the heap); [`response`] (frictional collisions and
 //! microcollisions); [`multibody`] (articulated multibodies) and [`control`] (their
-//! controllers); [`world`] (the simulation loop); [`scene`] (files → worlds); [`run`],
-//! [`output`] and [`record`] (running and recording). See `docs/ARCHITECTURE.md` for how one
+//! controllers); [`world`] (the simulation loop); [`scene`] (files → worlds); [`run`]
+//! (running a world and what a run writes). See `docs/ARCHITECTURE.md` for how one
 //! step flows through them.
 
 pub mod collision;
@@ -33,8 +33,6 @@ pub mod geometry;
 pub mod integrate;
 pub mod math;
 pub mod multibody;
-pub mod output;
-pub mod record;
 pub mod response;
 pub mod run;
 pub mod scene;

@@ -357,8 +357,8 @@ child = "box"
 /// in both, named `multibody/link`, with their shapes and mass.
 #[test]
 fn the_shapes_file_lists_links_in_trajectory_order() {
-    use impulse::output::TrajectoryWriter;
-    use impulse::record::ShapesFile;
+    use impulse::run::shapes::ShapesFile;
+    use impulse::run::trajectory::TrajectoryWriter;
     let world = world(&ball_and_box(true));
     let shapes = ShapesFile::of_world("hybrid", &world);
     let mut rows = Vec::new();

@@ -9,10 +9,10 @@
 use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
 
-use impulse::output::TrajectoryWriter;
-use impulse::record::EventWriter;
-use impulse::run::{Recorders, RunOptions, run_scene};
-use impulse::scene::{self, Scene};
+use impulse::run::events::EventWriter;
+use impulse::run::trajectory::TrajectoryWriter;
+use impulse::run::{Recorders, run_scene};
+use impulse::scene::{self, RunOptions, Scene};
 use impulse::world::Collider;
 use impulse::{BodyId, World};
 

@@ -252,9 +252,10 @@ fn shipped_multibody_scenes_load() {
 /// included), and sampling it at different frame rates does not change the motion.
 #[test]
 fn multibody_runs_are_deterministic() {
-    use impulse::output::TrajectoryWriter;
-    use impulse::record::EventWriter;
-    use impulse::run::{Recorders, RunOptions, run_scene};
+    use impulse::run::events::EventWriter;
+    use impulse::run::trajectory::TrajectoryWriter;
+    use impulse::run::{Recorders, run_scene};
+    use impulse::scene::RunOptions;
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/multibody/pd_arm.toml");
     let run = |rate: f64| {
         let mut scene = scene::load(&path).unwrap();

@@ -6,6 +6,7 @@
 mod controllers;
 mod multibody;
 pub mod reader;
+mod run_options;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -28,6 +29,7 @@ use crate::world::{BroadPhaseKind, EnergyBound, MicrocollisionClusters, World, W
 
 use reader::{Context, Table, Value};
 pub use reader::{Diagnostic, Severity};
+pub use run_options::{MAX_FRAMES, RunOptions};
 
 /// A scene read from a file and built into a world at time 0.
 #[derive(Debug)]
@@ -211,7 +213,7 @@ impl<'c, 's> SceneReader<'c, 's> {
         let output_rate = get("output_rate")
             .and_then(|v| v.positive())
             .unwrap_or(60.0);
-        let frames = crate::run::RunOptions {
+        let frames = RunOptions {
             duration,
             frame_rate: output_rate,
         };
