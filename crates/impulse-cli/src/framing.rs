@@ -2,7 +2,7 @@
 //! bodies pass through during the run), and which colour each body gets.
 
 use impulse::math::{Point, Vec3};
-use impulse::record::{BodyRecord, Geometry, ShapeRecord};
+use impulse::run::shapes::{BodyRecord, Geometry, ShapeRecord};
 
 use crate::recording::Recording;
 

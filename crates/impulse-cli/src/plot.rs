@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use clap::Args;
 use impulse::math::{Mat3, Vec3};
-use impulse::record::EventKind;
+use impulse::run::events::EventKind;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

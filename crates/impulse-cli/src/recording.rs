@@ -7,8 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use impulse::math::{Quat, Vec3, pose};
-use impulse::output::TRAJECTORY_HEADER;
-use impulse::record::{EVENTS_HEADER, EventKind, SHAPES_FORMAT_VERSION, ShapesFile};
+use impulse::run::events::{EVENTS_HEADER, EventKind};
+use impulse::run::shapes::{SHAPES_FORMAT_VERSION, ShapesFile};
+use impulse::run::trajectory::TRAJECTORY_HEADER;
 
 /// A recorded run.
 #[derive(Clone, Debug)]
@@ -265,7 +266,7 @@ fn read_summary(path: &Path) -> Result<RunSummary, String> {
     })
 }
 
-/// Splits one CSV line into fields, undoing the quoting of `impulse::output`.
+/// Splits one CSV line into fields, undoing the quoting of `impulse::run::trajectory`.
 fn split_csv(line: &str) -> Result<Vec<String>, &'static str> {
     let mut fields = Vec::new();
     let mut field = String::new();

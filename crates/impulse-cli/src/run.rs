@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use impulse::output::TrajectoryWriter;
-use impulse::record::{EventWriter, ShapesFile};
-use impulse::run::{Recorders, RunOptions, run_scene};
-use impulse::scene::{self, Scene, SceneError};
+use impulse::run::events::EventWriter;
+use impulse::run::shapes::ShapesFile;
+use impulse::run::trajectory::TrajectoryWriter;
+use impulse::run::{Recorders, run_scene};
+use impulse::scene::{self, RunOptions, Scene, SceneError};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Args)]
@@ -162,7 +163,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
     }
 }
 
-/// Writes `shapes.json` and starts `events.csv` (see `impulse::record`).
+/// Writes `shapes.json` and starts `events.csv` (see `impulse::run::shapes` and `impulse::run::events`).
 fn write_records(out: &Path, scene: &Scene) -> Result<EventWriter<BufWriter<File>>, String> {
     let shapes_path = out.join("shapes.json");
     let shapes = ShapesFile::of_world(&scene.name, &scene.world);

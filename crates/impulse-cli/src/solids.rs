@@ -5,7 +5,7 @@ use std::f64::consts::{FRAC_PI_2, TAU};
 
 use impulse::geometry::{PolygonMesh, tessellate};
 use impulse::math::{Point, Vec3};
-use impulse::record::Geometry;
+use impulse::run::shapes::Geometry;
 
 /// Triangles with a normal at each corner (smooth for curved surfaces, per face for flat ones).
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -19,20 +19,20 @@
 //!
 //! The public modules, from the bottom: [`math`]; [`geometry`] (shapes, meshes, mass
 //! properties); [`dynamics`] (body descriptions and bodies); [`multibody`] (articulated
-//! multibodies and their controllers); [`world`] (the world and its settings, the simulation
-//! loop behind [`World::advance_to`]); [`scene`] (files → worlds); [`run`], [`output`] and
-//! [`record`] (running and recording); [`prelude`] (the names most programs need). Collision
-//! detection, collision response, the contact layer and the integrator are implementation
-//! modules. See `docs/ARCHITECTURE.md` for how one step flows through them.
+//! multibodies) and [`control`] (their controllers); [`world`] (the world and its settings,
+//! the simulation loop behind [`World::advance_to`]); [`scene`] (files → worlds); [`run`]
+//! (running a world and what a run writes); [`poses`] (pose statistics of dropped parts);
+//! [`prelude`] (the names most programs need). Collision detection, collision response, the
+//! contact layer and the integrator are implementation modules. See `docs/ARCHITECTURE.md`
+//! for how one step flows through them.
 
+pub mod control;
 pub mod dynamics;
 pub mod geometry;
 pub mod math;
 pub mod multibody;
-pub mod output;
 pub mod poses;
 pub mod prelude;
-pub mod record;
 pub mod run;
 pub mod scene;
 pub mod world;

@@ -16,8 +16,9 @@
 //! (and a fast castering mode, −12 to −16 per second, gone within the first 0.2 s). The bike is
 //! self-stable between 4.292 and 6.024 m/s.
 
-use std::path::Path;
+mod common;
 
+use common::scenes::shipped;
 use impulse::World;
 use impulse::math::Vec3;
 use impulse::scene;
@@ -26,7 +27,7 @@ use nalgebra::{DMatrix, DVector};
 /// The scene at forward speed `v` and initial roll rate `roll_rate` (the file's 5 m/s and
 /// 0.5 rad/s replaced, the wheels rolling).
 fn bicycle(v: f64, roll_rate: f64) -> World {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/hybrid/bicycle.toml");
+    let path = shipped("hybrid/bicycle.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     let mut edited = text.clone();
     for (from, to) in [

@@ -2,19 +2,16 @@
 //! static sag, goal sequences, goals in another body's frame (controllers observing each
 //! other), the bottle's ballistic hop, determinism whatever the output rate, and bad input.
 
+mod common;
+
 use std::path::Path;
 
+use common::scenes::{self, shipped};
 use impulse::math::{Quat, Vec3};
-use impulse::scene::{self, Diagnostic, Severity};
+use impulse::scene::{self, Diagnostic};
 
 fn parse(text: &str) -> Result<scene::Scene, Vec<Diagnostic>> {
-    scene::parse(Path::new("controllers.toml"), text).map_err(|e| {
-        e.diagnostics()
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .cloned()
-            .collect()
-    })
+    scenes::parse(Path::new("controllers.toml"), text)
 }
 
 /// A free body: a one-link multibody on a floating joint.
@@ -41,8 +38,7 @@ fn pose_of(scene: &scene::Scene, name: &str) -> (Vec3, Quat) {
 /// body), turned by its 90° target about z.
 #[test]
 fn a_pose_pd_holds_a_free_box_with_the_static_sag_m_g_over_kp() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/multibody/controlled_box.toml");
+    let path = shipped("multibody/controlled_box.toml");
     let mut scene = scene::load(&path).unwrap();
     scene.world.advance_to(5.0).unwrap();
     let (x, q) = pose_of(&scene, "crate");
@@ -166,7 +162,7 @@ fn observing_controllers_are_deterministic_whatever_the_output_rate() {
 }
 
 fn errors(text: &str) -> Vec<Diagnostic> {
-    parse(text).err().unwrap_or_default()
+    scenes::errors(Path::new("controllers.toml"), text)
 }
 
 fn has_error(text: &str, key: &str, needle: &str) {

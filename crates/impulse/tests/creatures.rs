@@ -2,13 +2,15 @@
 //! and a prey placed where each rule should fire, the wheel and piston commands checked
 //! against the rule's formula. (The whole war, with physics, is in `hybrid_scenes`.)
 
+mod common;
+
+use common::multibodies::build;
+use impulse::control::demo::{Rover, RoverMode};
 use impulse::dynamics::{BodyDesc, MassSpec};
 use impulse::geometry::Shape;
-use impulse::integrate::Tolerance;
 use impulse::math::{Quat, Vec3, pose};
 use impulse::multibody::{
-    BodyLookup, Commands, Controller, JointDesc, JointKind, Multibody, MultibodyDesc, Observations,
-    Rover, RoverMode,
+    Commands, Controller, JointDesc, JointKind, Multibody, MultibodyDesc, Observations,
 };
 
 const GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -981.0);
@@ -24,11 +26,6 @@ fn link(name: &str, shape: Shape, centre: Vec3) -> BodyDesc {
     desc.mass = MassSpec::Mass(100.0);
     desc.pose = pose(centre, Quat::identity());
     desc
-}
-
-fn build(desc: MultibodyDesc) -> Multibody {
-    let lookup = |_: &str| BodyLookup::Missing;
-    Multibody::new(desc, 0.0, GRAVITY, Tolerance::default(), &lookup).unwrap()
 }
 
 /// A chassis at the origin facing +x, a wheel on each side, a rear piston; all at rest.
@@ -87,29 +84,35 @@ fn rover() -> Multibody {
             Vec3::z(),
         ),
     ];
-    build(MultibodyDesc {
-        name: "rover".into(),
-        links,
-        joints,
-        controllers: Vec::new(),
-    })
+    build(
+        MultibodyDesc {
+            name: "rover".into(),
+            links,
+            joints,
+            controllers: Vec::new(),
+        },
+        GRAVITY,
+    )
 }
 
 /// A one-link prey at `x`.
 fn prey(x: Vec3) -> Multibody {
-    build(MultibodyDesc {
-        name: "bug".into(),
-        links: vec![link("body", Shape::Sphere { radius: 4.0 }, x)],
-        joints: vec![JointDesc::new(
-            "body",
-            JointKind::Floating,
-            "world",
-            "body",
-            Vec3::zeros(),
-            Vec3::z(),
-        )],
-        controllers: Vec::new(),
-    })
+    build(
+        MultibodyDesc {
+            name: "bug".into(),
+            links: vec![link("body", Shape::Sphere { radius: 4.0 }, x)],
+            joints: vec![JointDesc::new(
+                "body",
+                JointKind::Floating,
+                "world",
+                "body",
+                Vec3::zeros(),
+                Vec3::z(),
+            )],
+            controllers: Vec::new(),
+        },
+        GRAVITY,
+    )
 }
 
 /// The controller, bound to the test rover.

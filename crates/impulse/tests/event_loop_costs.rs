@@ -2,10 +2,13 @@
 //! checks (narrow-phase queries) it makes must not depend on things that cannot bring two
 //! bodies together. Each test is named after the bug it guards against.
 
+mod common;
+
+use common::worlds::{body, cube, ground};
 use impulse::dynamics::MassSpec;
 use impulse::geometry::Shape;
 use impulse::math::{Pose, Quat, Vec3};
-use impulse::{BodyDesc, MicrocollisionClusters, MotionType, World, WorldSettings};
+use impulse::{BodyDesc, Material, MicrocollisionClusters, MotionType, World, WorldSettings};
 
 /// SI units: 5 cm balls on a ground plane, ε_c = 1 mm. No sleep: these tests measure the
 /// cost of resting contact's microcollisions, which sleep would end. One contact at a time
@@ -26,17 +29,14 @@ fn awake(collision_epsilon: f64) -> WorldSettings {
     settings
 }
 
-fn ground(world: &mut World) {
-    let mut ground = BodyDesc::new("ground", Shape::HalfSpace);
-    ground.motion = MotionType::Fixed;
-    world.add_body(ground).unwrap();
-}
-
 /// A ball of radius 5 cm resting on the ground at (x, y), inside the envelope (gap ε_c/2).
 fn resting_ball(world: &mut World, name: &str, x: f64, y: f64, spin: Vec3) {
-    let mut ball = BodyDesc::new(name, Shape::Sphere { radius: 0.05 });
-    ball.mass = MassSpec::Mass(0.5);
-    ball.pose = Pose::translation(x, y, 0.0505);
+    let mut ball = body(
+        name,
+        Shape::Sphere { radius: 0.05 },
+        0.5,
+        Pose::translation(x, y, 0.0505),
+    );
     ball.angular_velocity = spin;
     world.add_body(ball).unwrap();
 }
@@ -63,7 +63,7 @@ fn spinning_ball_is_not_rechecked_at_its_spin_rate() {
     // the vertical leaves the contact point at rest, so the two runs are the same contact).
     let run = |spin: Vec3| {
         let mut w = world();
-        ground(&mut w);
+        ground(&mut w, Material::default());
         resting_ball(&mut w, "ball", 0.0, 0.0, spin);
         checks_over_one_second(w)
     };
@@ -88,7 +88,7 @@ fn a_ground_contact_does_not_recheck_every_pair_of_the_ground() {
     // that the broad phase lets through).
     let run = |n: usize| {
         let mut w = world();
-        ground(&mut w);
+        ground(&mut w, Material::default());
         for i in 0..n {
             // 20 cm apart: no ball–ball contacts.
             resting_ball(
@@ -123,20 +123,13 @@ fn a_boosted_microcollision_leaves_at_the_rebound_speed() {
     use impulse::Material;
     let run = |spin: f64| {
         let mut w = World::new(awake(1e-4));
-        ground(&mut w);
+        ground(&mut w, Material::default());
         let material = Material {
             friction: 0.3,
             restitution: 0.2,
         };
-        let mut cube = BodyDesc::new(
-            "box",
-            Shape::Box {
-                half_extents: Vec3::repeat(0.05),
-            },
-        );
-        cube.mass = MassSpec::Mass(1.0);
+        let mut cube = body("box", cube(0.05), 1.0, Pose::translation(0.0, 0.0, 0.05005));
         cube.material = material;
-        cube.pose = Pose::translation(0.0, 0.0, 0.05005);
         cube.velocity = Vec3::new(1.0, 0.0, 0.0);
         cube.angular_velocity = Vec3::new(0.0, 0.0, spin);
         w.add_body(cube).unwrap();
@@ -162,7 +155,7 @@ fn a_ball_in_a_slot_narrower_than_the_envelope_is_not_stuck_at_one_instant() {
     // off others without end". Past CASCADE_REBOUNDS impulses at one instant a cascade's
     // responses are plain inelastic collisions, which end it.
     let mut world = World::new(awake(1e-4));
-    ground(&mut world);
+    ground(&mut world, Material::default());
     // Walls at x = ±(r + 4e-5): each within the 1e-4 envelope of the ball.
     let radius = 0.01;
     for (name, side) in [("left wall", -1.0), ("right wall", 1.0)] {
@@ -216,7 +209,7 @@ fn a_ball_in_a_slot_narrower_than_the_envelope_is_not_stuck_at_one_instant() {
 #[test]
 fn a_cascade_does_not_measure_a_pair_again_at_the_same_instant() {
     let mut world = world();
-    ground(&mut world);
+    ground(&mut world, Material::default());
     for k in 0..3 {
         let mut block = BodyDesc::new(
             format!("block {k}"),
@@ -270,14 +263,7 @@ fn a_cascade_does_not_measure_a_pair_again_at_the_same_instant() {
 
 /// A 10 cm box resting on the ground at `x`, inside the envelope (gap ε_c/2).
 fn resting_box(world: &mut World, name: &str, x: f64, y: f64) {
-    let mut block = BodyDesc::new(
-        name,
-        Shape::Box {
-            half_extents: Vec3::repeat(0.05),
-        },
-    );
-    block.mass = MassSpec::Mass(1.0);
-    block.pose = Pose::translation(x, y, 0.0505);
+    let block = body(name, cube(0.05), 1.0, Pose::translation(x, y, 0.0505));
     world.add_body(block).unwrap();
 }
 
@@ -290,7 +276,7 @@ fn a_microcollision_does_not_recheck_the_far_pairs_of_a_resting_body() {
     // for small velocity changes, and an impulse within the allowance leaves it be.
     // Nine 10 cm boxes resting on a 3 × 3 grid, 5 cm apart: each has up to eight neighbours.
     let mut w = world();
-    ground(&mut w);
+    ground(&mut w, Material::default());
     for k in 0..9 {
         resting_box(
             &mut w,
@@ -325,7 +311,7 @@ fn a_kick_beyond_the_allowance_checks_the_far_pairs_again() {
     // leaves the allowance, so the pair must be checked at once under the new motion, or the
     // boxes would pass into each other (a penetration error) instead of colliding.
     let mut w = world();
-    ground(&mut w);
+    ground(&mut w, Material::default());
     resting_box(&mut w, "struck", 0.0, 0.0);
     resting_box(&mut w, "target", 0.11, 0.0);
     // The ball slides in from 2 m away, so that the boxes have settled (and their pair has
@@ -355,7 +341,7 @@ fn a_rolling_wheel_is_not_rechecked_at_its_spin_rate() {
     // at 1 m/s (no rolling resistance: 1 m in 1 s, to 1 %) without sinking into the ground.
     let run = |speed: f64| {
         let mut w = world();
-        ground(&mut w);
+        ground(&mut w, Material::default());
         let mut roller = BodyDesc::new(
             "roller",
             Shape::Cylinder {

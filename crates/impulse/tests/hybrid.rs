@@ -5,49 +5,17 @@
 //! Each case is checked against something independent: closed-form impact mechanics, the same
 //! scene with the link replaced by a free rigid body, or conservation laws. SI units.
 
+mod common;
+
 use std::path::Path;
 
+use common::scenes::world_without_warnings;
+use common::worlds::{kinetic_energy, momentum};
 use impulse::World;
-use impulse::math::Vec3;
 use impulse::scene;
 
 fn world(text: &str) -> World {
-    match scene::parse(Path::new("hybrid.toml"), text) {
-        Ok(scene) => {
-            assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
-            scene.world
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
-
-/// Linear momentum and angular momentum about the origin of everything that moves.
-fn momentum(world: &World) -> (Vec3, Vec3) {
-    let (mut linear, mut angular) = (Vec3::zeros(), Vec3::zeros());
-    for body in world.bodies().iter().filter(|b| b.is_dynamic()) {
-        let p = body.mass() * body.state().velocity;
-        linear += p;
-        angular += body.center_of_mass().coords.cross(&p) + body.angular_momentum();
-    }
-    for multibody in world.multibodies() {
-        let (p, l) = multibody.momentum();
-        linear += p;
-        angular += l;
-    }
-    (linear, angular)
-}
-
-fn kinetic_energy(world: &World) -> f64 {
-    world
-        .bodies()
-        .iter()
-        .map(|b| b.kinetic_energy())
-        .sum::<f64>()
-        + world
-            .multibodies()
-            .iter()
-            .map(|m| m.kinetic_energy())
-            .sum::<f64>()
+    world_without_warnings(scene::parse(Path::new("hybrid.toml"), text))
 }
 
 /// A ball thrown off-centre at a box, with friction; the box either a free body or the single
@@ -357,8 +325,8 @@ child = "box"
 /// in both, named `multibody/link`, with their shapes and mass.
 #[test]
 fn the_shapes_file_lists_links_in_trajectory_order() {
-    use impulse::output::TrajectoryWriter;
-    use impulse::record::ShapesFile;
+    use impulse::run::shapes::ShapesFile;
+    use impulse::run::trajectory::TrajectoryWriter;
     let world = world(&ball_and_box(true));
     let shapes = ShapesFile::of_world("hybrid", &world);
     let mut rows = Vec::new();

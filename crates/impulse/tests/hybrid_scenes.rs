@@ -1,22 +1,14 @@
 //! The passive hybrid scenes of Mirtich §7.2 (digest S13–S15), run from their scene files under
 //! `scenes/hybrid/`: what the thesis says they do, checked as numbers. Units cm, g, s.
 
-use std::path::Path;
+mod common;
 
+use common::scenes::{shipped, world_without_warnings};
 use impulse::World;
 use impulse::scene;
 
 fn load(name: &str) -> World {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenes/hybrid")
-        .join(name);
-    match scene::load(&path) {
-        Ok(scene) => {
-            assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
-            scene.world
-        }
-        Err(e) => panic!("{e}"),
-    }
+    world_without_warnings(scene::load(&shipped(&format!("hybrid/{name}"))))
 }
 
 /// Heights of the bodies whose names start with `prefix`.
@@ -105,7 +97,7 @@ fn see_saw_tips_as_balls_land_and_lets_them_through() {
 /// track's end (x < 15), or under door 2 (x between 25 and 60).
 #[test]
 fn part_sorter_sorts_each_type_by_weight() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/hybrid/part_sorter.toml");
+    let path = shipped("hybrid/part_sorter.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     let first_part = text.find("[[bodies]]\nname = \"part").unwrap();
     let (machine, parts) = text.split_at(first_part);
@@ -220,7 +212,7 @@ fn triple_pendulum_loses_energy_only_in_collisions() {
 #[test]
 fn furniture_gathers_around_the_table_as_it_turns_to_the_doorway() {
     use impulse::math::{Quat, Vec3};
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/hybrid/furniture.toml");
+    let path = shipped("hybrid/furniture.toml");
     let mut world = match scene::load(&path) {
         Ok(scene) => scene.world,
         Err(e) => panic!("{e}"),
@@ -329,7 +321,7 @@ fn rover_rolls_at_its_wheel_speed() {
 /// The scene file `creature_war.toml` with the multibody `name` (its links and its joints'
 /// anchors, all given in world coordinates) moved by `(dx, dy)` cm across the table.
 fn creature_war_with(moves: &[(&str, f64, f64)]) -> World {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/hybrid/creature_war.toml");
+    let path = shipped("hybrid/creature_war.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     let mut doc: toml::Table = toml::from_str(&text).unwrap();
     let shift = |point: &mut toml::Value, dx: f64, dy: f64| {

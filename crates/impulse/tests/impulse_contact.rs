@@ -3,28 +3,26 @@
 //!
 //! Units are centimetres, grams and seconds (g = 981 cm/s²), as in the thesis.
 
-use impulse::dynamics::{BodyDesc, MassSpec, Material, MotionType};
+mod common;
+
+use common::worlds::{
+    G_CGS as G, body, cgs_world, cube, ground, kinetic_energy, momentum, tilted_ground,
+};
+use impulse::dynamics::{BodyDesc, MassSpec, Material};
 use impulse::geometry::Shape;
 use impulse::math::{Pose, Quat, Vec3};
 use impulse::{BodyId, MicrocollisionClusters, Sleep, World, WorldSettings};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-const G: f64 = 981.0;
-
 fn world(epsilon: f64) -> World {
     world_with(epsilon, WorldSettings::default().microcollision_clusters)
 }
 
-/// A world whose resting contacts are answered one at a time (the thesis) or in clusters.
+/// A world without sleep whose resting contacts are answered one at a time (the thesis) or in
+/// clusters.
 fn world_with(epsilon: f64, clusters: MicrocollisionClusters) -> World {
-    World::new(WorldSettings {
-        gravity: Vec3::new(0.0, 0.0, -G),
-        collision_epsilon: epsilon,
-        microcollision_clusters: clusters,
-        sleep: awake(),
-        ..WorldSettings::default()
-    })
+    cgs_world(epsilon, clusters, false)
 }
 
 const BOTH: [MicrocollisionClusters; 2] = [
@@ -39,16 +37,6 @@ fn awake() -> Sleep {
         enabled: false,
         ..Sleep::default()
     }
-}
-
-/// A fixed half-space whose surface passes through the origin with outward normal
-/// `orientation · z`.
-fn ground(world: &mut World, orientation: Quat, material: Material) {
-    let mut ground = BodyDesc::new("ground", Shape::HalfSpace);
-    ground.motion = MotionType::Fixed;
-    ground.pose = Pose::from_parts(Default::default(), orientation);
-    ground.material = material;
-    world.add_body(ground).unwrap();
 }
 
 /// Digest V1 (thesis Figs. 3.14–3.15): a block launched down a 30° ramp at 548 cm/s with
@@ -73,7 +61,7 @@ fn block_on_ramp(epsilon: f64, clusters: MicrocollisionClusters) -> RampRun {
     };
     let mut world = world_with(epsilon, clusters);
     let tilt = Quat::from_axis_angle(&Vec3::y_axis(), 30f64.to_radians());
-    ground(&mut world, tilt, material);
+    tilted_ground(&mut world, tilt, material);
     let (down, normal) = (tilt * Vec3::x(), tilt * Vec3::z());
     let half_height = 2.0;
     let mut block = BodyDesc::new(
@@ -173,7 +161,7 @@ fn v19_sliding_ball_starts_rolling_on_time() {
     // A bowling ball: radius 10.9 cm, 7 kg; ε = 1e-3 cm.
     let radius = 10.9;
     let mut world = world(1e-3);
-    ground(&mut world, Quat::identity(), material);
+    ground(&mut world, material);
     let mut ball = BodyDesc::new("ball", Shape::Sphere { radius });
     ball.mass = MassSpec::Mass(7000.0);
     ball.material = material;
@@ -225,16 +213,14 @@ fn drop_box(epsilon: f64, tilt: Quat, clusters: MicrocollisionClusters) -> Resti
         restitution: 0.5,
     };
     let mut world = world_with(epsilon, clusters);
-    ground(&mut world, Quat::identity(), material);
-    let mut cube = BodyDesc::new(
+    ground(&mut world, material);
+    let mut cube = body(
         "cube",
-        Shape::Box {
-            half_extents: Vec3::repeat(5.0),
-        },
+        cube(5.0),
+        1000.0,
+        Pose::from_parts(Vec3::new(0.0, 0.0, 9.0).into(), tilt),
     );
-    cube.mass = MassSpec::Mass(1000.0);
     cube.material = material;
-    cube.pose = Pose::from_parts(Vec3::new(0.0, 0.0, 9.0).into(), tilt);
     let id = world.add_body(cube).unwrap();
     world.advance_to(1.0).unwrap();
     let settled = world.body(id).state().position;
@@ -310,7 +296,7 @@ fn resting_ball(epsilon: f64, rebound: f64, gap: f64, seconds: f64) -> (u64, f64
         sleep: awake(),
         ..WorldSettings::default()
     });
-    ground(&mut world, Quat::identity(), material);
+    ground(&mut world, material);
     let mut ball = BodyDesc::new("ball", Shape::Sphere { radius: 1.0 });
     ball.mass = MassSpec::Mass(10.0);
     ball.material = material;
@@ -368,17 +354,8 @@ fn microcollisions_rebound_a_resting_ball_at_the_ballistic_rate() {
 /// Total linear momentum, angular momentum about the origin, and kinetic energy of the
 /// dynamic bodies.
 fn totals(world: &World) -> (Vec3, Vec3, f64) {
-    let mut linear = Vec3::zeros();
-    let mut angular = Vec3::zeros();
-    let mut kinetic = 0.0;
-    for body in world.bodies().iter().filter(|b| b.is_dynamic()) {
-        let state = body.state();
-        let momentum = state.velocity * body.mass();
-        linear += momentum;
-        angular += state.position.cross(&momentum) + body.angular_momentum();
-        kinetic += body.kinetic_energy();
-    }
-    (linear, angular, kinetic)
+    let (linear, angular) = momentum(world);
+    (linear, angular, kinetic_energy(world))
 }
 
 /// Collisions between free bodies conserve linear and angular momentum and never add kinetic
@@ -468,7 +445,7 @@ fn collisions_conserve_momentum_and_never_gain_energy() {
 fn output_rate_does_not_perturb_the_event_schedule() {
     let run = |frames: u32| {
         let mut world = world(1e-3);
-        ground(&mut world, Quat::identity(), Material::default());
+        ground(&mut world, Material::default());
         let mut ball = BodyDesc::new(
             "ball",
             Shape::Box {

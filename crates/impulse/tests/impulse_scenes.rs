@@ -6,27 +6,27 @@
 //! shortened (with `World::advance_to`) where the property is settled early, to keep the whole
 //! file fast.
 
-use std::f64::consts::PI;
-use std::path::{Path, PathBuf};
+mod common;
 
-use impulse::output::TrajectoryWriter;
-use impulse::record::EventWriter;
-use impulse::run::{Recorders, RunOptions, run_scene};
-use impulse::scene::{self, Scene};
+use std::f64::consts::PI;
+use std::path::PathBuf;
+
+use common::scenes::{self, shipped};
+use impulse::run::events::EventWriter;
+use impulse::run::trajectory::TrajectoryWriter;
+use impulse::run::{Recorders, run_scene};
+use impulse::scene::{RunOptions, Scene};
 use impulse::world::Collider;
 use impulse::{BodyId, World};
 
 const G: f64 = 981.0;
 
 fn scene_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenes/impulse")
-        .join(name)
+    shipped(&format!("impulse/{name}"))
 }
 
 fn load(name: &str) -> Scene {
-    let path = scene_path(name);
-    scene::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    scenes::load(&scene_path(name))
 }
 
 fn id(world: &World, name: &str) -> BodyId {
@@ -46,7 +46,7 @@ fn every_impulse_scene_loads_without_warnings() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
-            let scene = scene::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let scene = scenes::load(&path);
             assert!(
                 scene.warnings.is_empty(),
                 "{}: {:?}",

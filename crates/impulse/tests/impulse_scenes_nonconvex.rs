@@ -2,16 +2,14 @@
 //! balls in a dish of 241 convex pieces (V28/S5), exploding text (S12) and the part feeder
 //! chute of insulator caps (S11). Units: cm, g, s.
 
-use std::path::Path;
+mod common;
 
+use common::scenes::{self, shipped};
 use impulse::math::Vec3;
-use impulse::scene::{self, Scene};
+use impulse::scene::Scene;
 
 fn load(name: &str) -> Scene {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenes/impulse")
-        .join(name);
-    scene::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    scenes::load(&shipped(&format!("impulse/{name}")))
 }
 
 /// Runs the scene to `until` in 0.01 s steps, checking after each that no pair went deeper

@@ -1,7 +1,10 @@
 //! Mass properties against the thesis's tables and against rigid-motion invariance.
 
+mod common;
+
+use common::random::{random_hull, rotation};
 use impulse::geometry::{ConvexPolyhedron, MassProperties, PolygonMesh, VolumeIntegrals};
-use impulse::math::{Mat3, Point, Pose, Quat, Vec3};
+use impulse::math::{Mat3, Point, Pose, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -75,32 +78,15 @@ fn table_6_2_geodesic_spheres() {
     }
 }
 
-fn random_rotation(rng: &mut Pcg64) -> Quat {
-    let axis = Vec3::new(
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-    );
-    Quat::from_scaled_axis(axis.normalize() * rng.random_range(0.0..std::f64::consts::PI))
-}
-
 /// A random convex polyhedron with 4–60 vertices.
 fn random_convex(rng: &mut Pcg64) -> ConvexPolyhedron {
-    loop {
-        let n = rng.random_range(4..60);
-        let points: Vec<Point> = (0..n)
-            .map(|_| {
-                Point::new(
-                    rng.random_range(-1.0..2.0),
-                    rng.random_range(-0.5..0.5),
-                    rng.random_range(0.0..3.0),
-                )
-            })
-            .collect();
-        if let Ok(hull) = ConvexPolyhedron::from_points(&points) {
-            return hull;
-        }
-    }
+    random_hull(rng, 4..60, |rng| {
+        Point::new(
+            rng.random_range(-1.0..2.0),
+            rng.random_range(-0.5..0.5),
+            rng.random_range(0.0..3.0),
+        )
+    })
 }
 
 #[test]
@@ -117,7 +103,7 @@ fn mass_properties_follow_rigid_motions() {
                 rng.random_range(-50.0..50.0),
             )
             .into(),
-            random_rotation(&mut rng),
+            rotation(&mut rng),
         );
         let density = rng.random_range(0.1..10.0);
         let original = mesh.volume_integrals().mass_properties(density);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{KINDS, random_state, random_tree};
+use common::multibodies::{KINDS, random_state, random_tree};
 use impulse::math::Vec3;
 use impulse::multibody::{JointKind, Workspace};
 use rand::{Rng, SeedableRng};

@@ -4,35 +4,16 @@
 
 mod common;
 
-use common::{random_state, random_tree, random_unit};
-use impulse::dynamics::{BodyDesc, MassSpec};
-use impulse::geometry::Shape;
-use impulse::integrate::Tolerance;
-use impulse::math::{Mat3, Quat, Vec3, cross_matrix, pose};
+use common::multibodies::{self, box_link, floating_base, random_state, random_tree};
+use common::random::random_unit;
+use impulse::dynamics::BodyDesc;
+use impulse::math::{Mat3, Quat, Vec3, cross_matrix};
 use impulse::multibody::impulse::{collision_rank, pseudo_inverse};
 use impulse::multibody::spatial::{angular, linear};
-use impulse::multibody::{
-    BodyLookup, JointDesc, JointKind, Multibody, MultibodyDesc, Tree, Workspace,
-};
+use impulse::multibody::{JointDesc, JointKind, Multibody, MultibodyDesc, Tree, Workspace};
 use nalgebra::DMatrix;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
-
-fn no_bodies(_: &str) -> BodyLookup {
-    BodyLookup::Missing
-}
-
-fn box_link(name: &str, size: Vec3, mass: f64, centre: Vec3, orientation: Quat) -> BodyDesc {
-    let mut desc = BodyDesc::new(
-        name,
-        Shape::Box {
-            half_extents: size / 2.0,
-        },
-    );
-    desc.mass = MassSpec::Mass(mass);
-    desc.pose = pose(centre, orientation);
-    desc
-}
 
 fn build(links: Vec<BodyDesc>, joints: Vec<JointDesc>) -> Multibody {
     let desc = MultibodyDesc {
@@ -41,7 +22,7 @@ fn build(links: Vec<BodyDesc>, joints: Vec<JointDesc>) -> Multibody {
         joints,
         controllers: vec![],
     };
-    Multibody::new(desc, 0.0, Vec3::zeros(), Tolerance::default(), &no_bodies).unwrap()
+    multibodies::build(desc, Vec3::zeros())
 }
 
 /// V20: a single floating link's collision matrix is the rigid-body K = 𝟙/m − r̃ I⁻¹ r̃
@@ -276,21 +257,8 @@ fn collision_matrix_and_propagation_match_the_dense_form() {
 
 fn floating_chain(offset: Vec3, seed: u64) -> Multibody {
     let mut rng = Pcg64::seed_from_u64(seed);
-    let mut links = vec![box_link(
-        "base",
-        Vec3::new(0.4, 0.3, 0.2),
-        3.0,
-        offset,
-        Quat::identity(),
-    )];
-    let mut base = JointDesc::new(
-        "base",
-        JointKind::Floating,
-        "world",
-        "base",
-        offset,
-        Vec3::z(),
-    );
+    let (base_link, mut base) = floating_base(Vec3::new(0.4, 0.3, 0.2), 3.0, offset);
+    let mut links = vec![base_link];
     base.initial_velocity = (0..6).map(|_| rng.random_range(-1.0..1.0)).collect();
     let mut joints = vec![base];
     let kinds = [

@@ -3,36 +3,15 @@
 //! pendulum and of random trees with springs, momentum of a floating base, Euler's equations for
 //! a floating single body, and PD/PID controllers (V23).
 
-use impulse::dynamics::{BodyDesc, MassSpec};
-use impulse::geometry::Shape;
-use impulse::integrate::Tolerance;
+mod common;
+
+use common::multibodies::{box_link, build, floating_base};
+use impulse::control::JointPid;
 use impulse::math::{Pose, Quat, Vec3, pose};
 use impulse::multibody::{
-    AppliedForces, BodyLookup, Joint, JointDesc, JointKind, JointPid, Link, Multibody,
-    MultibodyDesc, Tree, Workspace,
+    AppliedForces, Joint, JointDesc, JointKind, Link, Multibody, MultibodyDesc, Tree, Workspace,
 };
 use impulse::world::WorldSettings;
-
-fn no_bodies(_: &str) -> BodyLookup {
-    BodyLookup::Missing
-}
-
-/// A box link of the given size and mass, centred at `centre` (model frame = box frame).
-fn box_link(name: &str, size: Vec3, mass: f64, centre: Vec3) -> BodyDesc {
-    let mut desc = BodyDesc::new(
-        name,
-        Shape::Box {
-            half_extents: size / 2.0,
-        },
-    );
-    desc.mass = MassSpec::Mass(mass);
-    desc.pose = pose(centre, Quat::identity());
-    desc
-}
-
-fn multibody(desc: MultibodyDesc, gravity: Vec3) -> Multibody {
-    Multibody::new(desc, 0.0, gravity, Tolerance::default(), &no_bodies).unwrap()
-}
 
 /// V21: a uniform rod (m = 1, COM 0.5 from the pivot, I_c = 1/12), g = 9.81, θ = 30° from the
 /// downward vertical, at rest: q̈ = −m g d sin θ / (I_c + m d²) = −7.3575 rad/s² (digest V21).
@@ -80,6 +59,7 @@ fn pendulum_small_angle_period() {
         Vec3::new(width, width, length),
         mass,
         Vec3::new(0.0, 0.0, -length / 2.0),
+        Quat::identity(),
     );
     let mut joint = JointDesc::new(
         "pivot",
@@ -91,7 +71,7 @@ fn pendulum_small_angle_period() {
     );
     let amplitude = 0.5f64.to_radians();
     joint.initial_position = vec![amplitude];
-    let mut mb = multibody(
+    let mut mb = build(
         MultibodyDesc {
             name: "pendulum".into(),
             links: vec![rod],
@@ -138,6 +118,7 @@ fn triple_pendulum() -> Multibody {
             Vec3::new(0.03, 0.03, l),
             1.0 + 0.3 * i as f64,
             Vec3::new(0.0, 0.0, top - l / 2.0),
+            Quat::identity(),
         ));
         let parent = if i == 0 {
             "world".to_string()
@@ -157,7 +138,7 @@ fn triple_pendulum() -> Multibody {
         joints.push(j);
         top -= l;
     }
-    multibody(
+    build(
         MultibodyDesc {
             name: "triple".into(),
             links,
@@ -202,20 +183,8 @@ fn floating_tree_conserves_momentum_and_energy() {
         JointKind::Planar,
         JointKind::Fixed,
     ];
-    let mut links = vec![box_link(
-        "base",
-        Vec3::new(0.3, 0.2, 0.1),
-        2.0,
-        Vec3::zeros(),
-    )];
-    let mut base = JointDesc::new(
-        "base",
-        JointKind::Floating,
-        "world",
-        "base",
-        Vec3::zeros(),
-        Vec3::z(),
-    );
+    let (base_link, mut base) = floating_base(Vec3::new(0.3, 0.2, 0.1), 2.0, Vec3::zeros());
+    let mut links = vec![base_link];
     base.initial_velocity = vec![0.3, -0.2, 0.5, 0.1, 0.2, -0.3];
     let mut joints = vec![base];
     for (i, kind) in kinds.iter().enumerate() {
@@ -235,6 +204,7 @@ fn floating_tree_conserves_momentum_and_energy() {
             Vec3::new(0.1, 0.15, 0.2),
             0.5 + 0.1 * i as f64,
             centre,
+            Quat::identity(),
         ));
         let axis = Vec3::new(0.3, 1.0 - 0.1 * i as f64, 0.2 * i as f64);
         let mut j = JointDesc::new(
@@ -259,7 +229,7 @@ fn floating_tree_conserves_momentum_and_energy() {
         }
         joints.push(j);
     }
-    let mut mb = multibody(
+    let mut mb = build(
         MultibodyDesc {
             name: "tree".into(),
             links,
@@ -295,6 +265,7 @@ fn floating_single_body_obeys_eulers_equations() {
         Vec3::new(0.1, 0.3, 0.5),
         2.0,
         Vec3::new(1.0, 2.0, 3.0),
+        Quat::identity(),
     );
     link.pose = pose(
         Vec3::new(1.0, 2.0, 3.0),
@@ -312,7 +283,7 @@ fn floating_single_body_obeys_eulers_equations() {
     );
     joint.initial_velocity = vec![w0.x, w0.y, w0.z, v0.x, v0.y, v0.z];
     let gravity = Vec3::new(0.0, 0.0, -9.81);
-    let mut mb = multibody(
+    let mut mb = build(
         MultibodyDesc {
             name: "free".into(),
             links: vec![link.clone()],
@@ -365,7 +336,13 @@ fn slider(kp: f64, kv: f64, ki: f64) -> (Multibody, f64) {
     // A 2 kg block on a vertical prismatic joint (axis +z), gravity −z, held by a joint
     // controller at 1 kHz with target 0.
     let mass = 2.0;
-    let block = box_link("block", Vec3::new(0.1, 0.1, 0.1), mass, Vec3::zeros());
+    let block = box_link(
+        "block",
+        Vec3::new(0.1, 0.1, 0.1),
+        mass,
+        Vec3::zeros(),
+        Quat::identity(),
+    );
     let joint = JointDesc::new(
         "slide",
         JointKind::Prismatic,
@@ -376,7 +353,7 @@ fn slider(kp: f64, kv: f64, ki: f64) -> (Multibody, f64) {
     );
     let mut pid = JointPid::pd("slide", kp, kv, 0.0, 1000.0);
     pid.ki = ki;
-    let mb = multibody(
+    let mb = build(
         MultibodyDesc {
             name: "slider".into(),
             links: vec![block],

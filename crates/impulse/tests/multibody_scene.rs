@@ -3,23 +3,20 @@
 //! located errors at load, never a panic; a diverging multibody stops the run with an error
 //! naming the multibody, the joint and the time.
 
+mod common;
+
 use std::path::Path;
 
-use impulse::scene::{self, Diagnostic, Severity};
+use common::scenes::{self, shipped};
+use impulse::scene::{self, Diagnostic};
 use impulse::world::SimulationError;
 
 fn parse(text: &str) -> Result<scene::Scene, Vec<Diagnostic>> {
-    scene::parse(Path::new("mb.toml"), text).map_err(|e| {
-        e.diagnostics()
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .cloned()
-            .collect()
-    })
+    scenes::parse(Path::new("mb.toml"), text)
 }
 
 fn errors(text: &str) -> Vec<Diagnostic> {
-    parse(text).err().unwrap_or_default()
+    scenes::errors(Path::new("mb.toml"), text)
 }
 
 /// Exactly one error, at this line and key, whose message contains `needle`.
@@ -218,7 +215,7 @@ fn a_diverging_multibody_stops_the_run_naming_the_joint_and_time() {
 /// Every prefix and many one-character mutations of a multibody scene parse without panicking.
 #[test]
 fn mangled_multibody_scenes_never_panic() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/multibody/pd_arm.toml");
+    let path = shipped("multibody/pd_arm.toml");
     let base = std::fs::read_to_string(&path).unwrap();
     let replacements = ["0", "-", "\"", "]", "x", "1e400", "", "[", "="];
     let mut runs = 0;
@@ -235,12 +232,12 @@ fn mangled_multibody_scenes_never_panic() {
 /// The shipped multibody scenes load without errors or warnings.
 #[test]
 fn shipped_multibody_scenes_load() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/multibody");
+    let dir = shipped("multibody");
     let mut count = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
-            let scene = scene::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let scene = scenes::load(&path);
             assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
             count += 1;
         }
@@ -252,10 +249,11 @@ fn shipped_multibody_scenes_load() {
 /// included), and sampling it at different frame rates does not change the motion.
 #[test]
 fn multibody_runs_are_deterministic() {
-    use impulse::output::TrajectoryWriter;
-    use impulse::record::EventWriter;
-    use impulse::run::{Recorders, RunOptions, run_scene};
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/multibody/pd_arm.toml");
+    use impulse::run::events::EventWriter;
+    use impulse::run::trajectory::TrajectoryWriter;
+    use impulse::run::{Recorders, run_scene};
+    use impulse::scene::RunOptions;
+    let path = shipped("multibody/pd_arm.toml");
     let run = |rate: f64| {
         let mut scene = scene::load(&path).unwrap();
         let mut writer = TrajectoryWriter::new(std::io::sink()).unwrap();

@@ -1,8 +1,11 @@
 //! Narrow phase: every pair of shape kinds against closed forms, independent numerics, or a
 //! second algorithm.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::random::{in_unit_cube, pose_in_cube, random_hull};
 use impulse::collision::gjk::{GjkResult, GjkSettings, gjk};
 use impulse::collision::vclip::{Proximity, closest_features};
 use impulse::collision::{Closest, CollisionModel, Convex, NarrowStats, PairCache, closest};
@@ -29,41 +32,6 @@ fn distance(a: &CollisionModel, pose_a: &Pose, b: &CollisionModel, pose_b: &Pose
     .distance
 }
 
-fn random_pose(rng: &mut Pcg64, spread: f64) -> Pose {
-    let axis = Vec3::new(
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-    );
-    Pose::from_parts(
-        Vec3::new(
-            rng.random_range(-spread..spread),
-            rng.random_range(-spread..spread),
-            rng.random_range(-spread..spread),
-        )
-        .into(),
-        Quat::from_scaled_axis(axis.normalize() * rng.random_range(0.0..3.0)),
-    )
-}
-
-fn random_polyhedron(rng: &mut Pcg64) -> ConvexPolyhedron {
-    loop {
-        let n = rng.random_range(4..60);
-        let points: Vec<Point> = (0..n)
-            .map(|_| {
-                Point::new(
-                    rng.random_range(-1.0..1.0),
-                    rng.random_range(-1.0..1.0),
-                    rng.random_range(-1.0..1.0),
-                )
-            })
-            .collect();
-        if let Ok(p) = ConvexPolyhedron::from_points(&points) {
-            return p;
-        }
-    }
-}
-
 #[test]
 fn gjk_agrees_with_vclip_on_polyhedra() {
     // Two independent algorithms for the same distance.
@@ -72,8 +40,8 @@ fn gjk_agrees_with_vclip_on_polyhedra() {
     for _ in 0..2000 {
         let a = random_polyhedron(&mut rng);
         let b = random_polyhedron(&mut rng);
-        let pose_a = random_pose(&mut rng, 1.0);
-        let pose_b = random_pose(&mut rng, 4.0);
+        let pose_a = pose_in_cube(&mut rng, 1.0);
+        let pose_b = pose_in_cube(&mut rng, 4.0);
         let Ok(Proximity::Separated { distance, .. }) =
             closest_features(&a, &pose_a, &b, &pose_b, None, 10_000)
         else {
@@ -206,7 +174,7 @@ fn ellipsoid_distance_matches_the_lagrange_solution() {
     let ellipsoid = model(Shape::Ellipsoid { radii });
     let ball = model(Shape::Sphere { radius: 0.1 });
     for _ in 0..300 {
-        let pose = random_pose(&mut rng, 0.5);
+        let pose = pose_in_cube(&mut rng, 0.5);
         let c = Vec3::new(
             rng.random_range(-5.0..5.0),
             rng.random_range(-5.0..5.0),
@@ -240,7 +208,7 @@ fn cylinder_distance_matches_closed_forms() {
     });
     let ball = model(Shape::Sphere { radius: 0.05 });
     for _ in 0..300 {
-        let pose = random_pose(&mut rng, 0.5);
+        let pose = pose_in_cube(&mut rng, 0.5);
         let c = Vec3::new(
             rng.random_range(-4.0..4.0),
             rng.random_range(-4.0..4.0),
@@ -306,8 +274,8 @@ fn cylinders_against_dense_sampling() {
         out
     };
     for _ in 0..10 {
-        let pose_a = random_pose(&mut rng, 0.2);
-        let mut pose_b = random_pose(&mut rng, 0.2);
+        let pose_a = pose_in_cube(&mut rng, 0.2);
+        let mut pose_b = pose_in_cube(&mut rng, 0.2);
         pose_b.translation.vector += Vec3::new(2.5, 0.0, 0.0);
         let d = distance(&cylinder, &pose_a, &cylinder, &pose_b);
         let (sa, sb) = (samples(&pose_a), samples(&pose_b));
@@ -424,7 +392,7 @@ fn non_convex_bodies_take_the_closest_piece_pair() {
                 };
                 PlacedShape {
                     shape,
-                    pose: random_pose(rng, 2.0),
+                    pose: pose_in_cube(rng, 2.0),
                     density: None,
                 }
             })
@@ -438,8 +406,8 @@ fn non_convex_bodies_take_the_closest_piece_pair() {
             CollisionModel::from_shapes(&parts_a),
             CollisionModel::from_shapes(&parts_b),
         );
-        let pose_a = random_pose(&mut rng, 1.0);
-        let pose_b = random_pose(&mut rng, 6.0);
+        let pose_a = pose_in_cube(&mut rng, 1.0);
+        let pose_b = pose_in_cube(&mut rng, 6.0);
         let tree = distance(&ma, &pose_a, &mb, &pose_b);
         let brute = parts_a
             .iter()
@@ -626,8 +594,8 @@ fn flat_face_shortcut_agrees_with_gjk() {
         let smooth = matches!(curved_shape, Shape::Ellipsoid { .. } | Shape::Sphere { .. });
         let (flat, curved) = (model(flat_shape), model(curved_shape));
         let gap = 10f64.powf(rng.random_range(-9.0..0.5));
-        let rotation = random_pose(&mut rng, 1.0).rotation;
-        let flat_pose = random_pose(&mut rng, 3.0);
+        let rotation = pose_in_cube(&mut rng, 1.0).rotation;
+        let flat_pose = pose_in_cube(&mut rng, 3.0);
         let curved_pose =
             flat_pose * place_over(&curved.parts[0].convex, rotation, &normal, &point, gap);
         let flat_is_a = rng.random_bool(0.5);
@@ -877,8 +845,8 @@ fn rocking_coins_touching_at_curved_features_agree_with_gjk() {
     let mut rng = Pcg64::seed_from_u64(31);
     let (mut queries, mut curved) = (0, 0);
     for _ in 0..40 {
-        let lower = random_pose(&mut rng, 0.1);
-        let mut upper = random_pose(&mut rng, 0.1);
+        let lower = pose_in_cube(&mut rng, 0.1);
+        let mut upper = pose_in_cube(&mut rng, 0.1);
         let direction = Vec3::new(
             rng.random_range(-1.0..1.0),
             rng.random_range(-1.0..1.0),
@@ -1114,7 +1082,7 @@ fn ball_pairs_in_closed_form_agree_with_gjk() {
     let mut rng = Pcg64::seed_from_u64(23);
     for _ in 0..500 {
         let (ra, rb) = (rng.random_range(0.1..2.0), rng.random_range(0.1..2.0));
-        let (pose_a, pose_b) = (random_pose(&mut rng, 3.0), random_pose(&mut rng, 3.0));
+        let (pose_a, pose_b) = (pose_in_cube(&mut rng, 3.0), pose_in_cube(&mut rng, 3.0));
         let apart = (pose_a.translation.vector - pose_b.translation.vector).norm();
         if apart < ra + rb + 1e-3 {
             continue; // GJK's cores answer only separated pairs
@@ -1138,4 +1106,9 @@ fn ball_pairs_in_closed_form_agree_with_gjk() {
         let on_a = (found.point_a - Point::from(pose_a.translation.vector)).norm();
         assert!((on_a - ra).abs() < 1e-12 * (1.0 + apart));
     }
+}
+
+/// A random convex polyhedron: the hull of 4–60 points in the cube [−1, 1]³.
+fn random_polyhedron(rng: &mut Pcg64) -> ConvexPolyhedron {
+    random_hull(rng, 4..60, in_unit_cube)
 }

@@ -5,15 +5,18 @@
 //! *convex* bodies. A non-convex body's other pieces lie on every side, so each piece pair needs
 //! its own bound.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::random::{pose_in_cube, random_hull};
 use impulse::collision::{
     CollisionModel, NarrowStats, NearParts, PairCache, Slack, closest, closest_parts,
     closest_parts_again,
 };
 use impulse::dynamics::{MassSpec, PlacedShape};
 use impulse::geometry::{ConvexPolyhedron, Shape};
-use impulse::math::{Point, Pose, Quat, Vec3};
+use impulse::math::{Point, Pose, Vec3};
 use impulse::{BodyDesc, MotionType, World, WorldSettings};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -102,40 +105,16 @@ fn offset_polyhedron(rng: &mut Pcg64) -> ConvexPolyhedron {
         rng.random_range(-2.0..2.0),
         rng.random_range(-2.0..2.0),
     );
-    loop {
-        let points: Vec<Point> = (0..rng.random_range(4..20))
-            .map(|_| {
-                Point::from(
-                    offset
-                        + Vec3::new(
-                            rng.random_range(-0.4..0.4),
-                            rng.random_range(-0.4..0.4),
-                            rng.random_range(-0.4..0.4),
-                        ),
-                )
-            })
-            .collect();
-        if let Ok(p) = ConvexPolyhedron::from_points(&points) {
-            return p;
-        }
-    }
-}
-
-fn random_pose(rng: &mut Pcg64, spread: f64) -> Pose {
-    let axis = Vec3::new(
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-    );
-    Pose::from_parts(
-        Vec3::new(
-            rng.random_range(-spread..spread),
-            rng.random_range(-spread..spread),
-            rng.random_range(-spread..spread),
+    random_hull(rng, 4..20, |rng| {
+        Point::from(
+            offset
+                + Vec3::new(
+                    rng.random_range(-0.4..0.4),
+                    rng.random_range(-0.4..0.4),
+                    rng.random_range(-0.4..0.4),
+                ),
         )
-        .into(),
-        Quat::from_scaled_axis(axis.normalize() * rng.random_range(0.0..3.0)),
-    )
+    })
 }
 
 /// A body of one to nine pieces: polyhedra off the origin and balls.
@@ -149,7 +128,7 @@ fn random_body(rng: &mut Pcg64) -> Vec<PlacedShape> {
                     shape: Shape::Sphere {
                         radius: rng.random_range(0.1..0.4),
                     },
-                    pose: random_pose(rng, 2.0),
+                    pose: pose_in_cube(rng, 2.0),
                     density: None,
                 }
             }
@@ -170,8 +149,8 @@ fn a_repeated_query_reuses_the_pairs_measured_and_finds_what_a_fresh_one_finds()
             CollisionModel::from_shapes(&random_body(&mut rng)),
             CollisionModel::from_shapes(&random_body(&mut rng)),
         );
-        let pose_a = random_pose(&mut rng, 1.0);
-        let pose_b = random_pose(&mut rng, 8.0);
+        let pose_a = pose_in_cube(&mut rng, 1.0);
+        let pose_b = pose_in_cube(&mut rng, 8.0);
         let (first_slack, second_slack) = (rng.random_range(0.0..2.0), rng.random_range(0.0..2.0));
         let mut cache = PairCache::default();
         let mut stats = NarrowStats::default();
@@ -255,7 +234,7 @@ fn near_piece_pairs_hold_every_pair_within_the_slack() {
             // against the plane.
             parts_b.push(PlacedShape {
                 shape: Shape::HalfSpace,
-                pose: random_pose(&mut rng, 0.5) * Pose::translation(0.0, 0.0, -3.0),
+                pose: pose_in_cube(&mut rng, 0.5) * Pose::translation(0.0, 0.0, -3.0),
                 density: None,
             });
         }
@@ -263,8 +242,8 @@ fn near_piece_pairs_hold_every_pair_within_the_slack() {
             CollisionModel::from_shapes(&parts_a),
             CollisionModel::from_shapes(&parts_b),
         );
-        let pose_a = random_pose(&mut rng, 1.0);
-        let pose_b = random_pose(&mut rng, 8.0);
+        let pose_a = pose_in_cube(&mut rng, 1.0);
+        let pose_b = pose_in_cube(&mut rng, 8.0);
         let slack = rng.random_range(0.0..2.0);
         let near = closest_parts(
             &ma,
@@ -356,7 +335,7 @@ fn random_multi_piece_bodies_tumbling_into_a_comb_never_sink_into_it() {
                             shape: Shape::Sphere {
                                 radius: rng.random_range(0.03..0.08),
                             },
-                            pose: random_pose(&mut rng, 0.08),
+                            pose: pose_in_cube(&mut rng, 0.08),
                             density: None,
                         }
                     } else {
@@ -368,7 +347,7 @@ fn random_multi_piece_bodies_tumbling_into_a_comb_never_sink_into_it() {
                                     rng.random_range(0.02..0.1),
                                 ),
                             },
-                            pose: random_pose(&mut rng, 0.08),
+                            pose: pose_in_cube(&mut rng, 0.08),
                             density: None,
                         }
                     }
@@ -379,7 +358,7 @@ fn random_multi_piece_bodies_tumbling_into_a_comb_never_sink_into_it() {
             body.mass = MassSpec::Density(1000.0);
             body.pose = Pose::from_parts(
                 Vec3::new(-0.6 + 0.6 * k as f64, 0.0, 0.6 + 0.1 * k as f64).into(),
-                random_pose(&mut rng, 0.01).rotation,
+                pose_in_cube(&mut rng, 0.01).rotation,
             );
             body.velocity = Vec3::new(
                 rng.random_range(-1.0..1.0),

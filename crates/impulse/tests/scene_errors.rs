@@ -1,8 +1,11 @@
 //! Bad scene input: every class of mistake gets a located, explanatory error — never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use impulse::scene::{self, Diagnostic, Severity};
+use common::scenes::{self, shipped};
+use impulse::scene::{self, Diagnostic};
 
 /// Directory of the test mesh fixtures (shared with the CLI's tests).
 fn data_dir() -> PathBuf {
@@ -11,16 +14,7 @@ fn data_dir() -> PathBuf {
 
 /// Parses `text` as if it were `data/scene.toml` and returns its errors.
 fn errors(text: &str) -> Vec<Diagnostic> {
-    let path = data_dir().join("scene.toml");
-    match scene::parse(&path, text) {
-        Ok(_) => Vec::new(),
-        Err(e) => e
-            .diagnostics()
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .cloned()
-            .collect(),
-    }
+    scenes::errors(&data_dir().join("scene.toml"), text)
 }
 
 /// The single error of `text`, checked for its line, column and key.
@@ -290,10 +284,7 @@ fn semantic_errors_name_the_body() {
 fn no_input_makes_the_reader_panic() {
     // Deterministic mutations of a full scene: truncations, deletions and replacements at
     // every position must give errors (or a valid scene), never a panic.
-    let base = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/free/tossed_parts.toml"),
-    )
-    .unwrap();
+    let base = std::fs::read_to_string(shipped("free/tossed_parts.toml")).unwrap();
     // Mesh-free so that the sweep stays fast.
     let base: String = base
         .split("[[bodies]]")

@@ -6,14 +6,16 @@
 //! microcollision threshold speed is then √(2 g ε_c) = 4.43 cm/s and a body counts as still
 //! below a mean speed of a quarter of that, 1.11 cm/s.
 
+mod common;
+
+use common::worlds::{self, G_CGS as G, body, cgs_world, ground};
 use impulse::dynamics::{MassSpec, PrescribedMotion};
 use impulse::geometry::Shape;
 use impulse::math::{Pose, Quat, Vec3};
 use impulse::{
-    BodyDesc, BodyId, Material, MicrocollisionClusters, MotionType, Sleep, World, WorldSettings,
+    BodyDesc, BodyId, Material, MicrocollisionClusters, MotionType, World, WorldSettings,
 };
 
-const G: f64 = 981.0;
 const EPSILON: f64 = 0.01;
 
 fn world(sleep: bool) -> World {
@@ -22,16 +24,7 @@ fn world(sleep: bool) -> World {
 
 /// A world whose resting contacts are answered one at a time or in clusters.
 fn world_in(sleep: bool, clusters: MicrocollisionClusters) -> World {
-    World::new(WorldSettings {
-        gravity: Vec3::new(0.0, 0.0, -G),
-        collision_epsilon: EPSILON,
-        microcollision_clusters: clusters,
-        sleep: Sleep {
-            enabled: sleep,
-            ..Sleep::default()
-        },
-        ..WorldSettings::default()
-    })
+    cgs_world(EPSILON, clusters, sleep)
 }
 
 fn threshold_speed() -> f64 {
@@ -43,24 +36,15 @@ const MATERIAL: Material = Material {
     restitution: 0.3,
 };
 
-fn ground(world: &mut World) -> BodyId {
-    let mut ground = BodyDesc::new("ground", Shape::HalfSpace);
-    ground.motion = MotionType::Fixed;
-    ground.material = MATERIAL;
-    world.add_body(ground).unwrap()
-}
-
 /// A 10 cm cube of 1 g/cm³ whose bottom is `bottom` cm up (plus ε_c/2), at `x`.
 fn cube(world: &mut World, name: &str, x: f64, bottom: f64) -> BodyId {
-    let mut cube = BodyDesc::new(
+    let mut cube = body(
         name,
-        Shape::Box {
-            half_extents: Vec3::repeat(5.0),
-        },
+        worlds::cube(5.0),
+        1000.0,
+        Pose::translation(x, 0.0, bottom + 5.0 + 0.5 * EPSILON),
     );
-    cube.mass = MassSpec::Mass(1000.0);
     cube.material = MATERIAL;
-    cube.pose = Pose::translation(x, 0.0, bottom + 5.0 + 0.5 * EPSILON);
     world.add_body(cube).unwrap()
 }
 
@@ -97,7 +81,7 @@ fn x(world: &World, id: BodyId) -> f64 {
 #[test]
 fn a_resting_stack_falls_asleep_and_its_microcollisions_stop() {
     let mut world = world(true);
-    ground(&mut world);
+    ground(&mut world, MATERIAL);
     let bottom = cube(&mut world, "bottom", 0.0, 0.0);
     let top = cube(&mut world, "top", 0.0, 10.0 + EPSILON);
     world.advance_to(1.5).unwrap();
@@ -129,7 +113,7 @@ fn a_resting_stack_falls_asleep_and_its_microcollisions_stop() {
 fn an_impulse_on_a_sleeper_wakes_its_whole_island() {
     let run = |sleep: bool| {
         let mut world = world(sleep);
-        ground(&mut world);
+        ground(&mut world, MATERIAL);
         let bottom = cube(&mut world, "bottom", 0.0, 0.0);
         let top = cube(&mut world, "top", 0.0, 10.0 + EPSILON);
         // A 4 cm slab at the bottom cube's mid-height, 30 cm away, arriving at t = 1.5 s.
@@ -187,15 +171,13 @@ fn a_body_carried_by_a_kinematic_body_stays_awake() {
         Vec3::new(0.0, 0.0, -1.0),
         0.5,
     );
-    let mut box_on_belt = BodyDesc::new(
+    let mut box_on_belt = body(
         "box",
-        Shape::Box {
-            half_extents: Vec3::repeat(5.0),
-        },
+        worlds::cube(5.0),
+        1000.0,
+        Pose::translation(0.0, 0.0, 5.0 + 0.5 * EPSILON),
     );
-    box_on_belt.mass = MassSpec::Mass(1000.0);
     box_on_belt.material = MATERIAL;
-    box_on_belt.pose = Pose::translation(0.0, 0.0, 5.0 + 0.5 * EPSILON);
     box_on_belt.velocity = Vec3::new(0.5, 0.0, 0.0);
     let id = world.add_body(box_on_belt).unwrap();
     world.advance_to(3.0).unwrap();
@@ -271,7 +253,7 @@ fn a_body_on_a_stationary_kinematic_body_falls_asleep() {
 fn a_slowly_rolling_ball_sleeps_only_below_the_still_speed() {
     let v = threshold_speed();
     let mut world = world(true);
-    ground(&mut world);
+    ground(&mut world, MATERIAL);
     let ball = rolling_ball(&mut world, v);
     world.advance_to(2.0).unwrap();
     assert_eq!(world.counters()["sleeps"], 0);
@@ -282,7 +264,7 @@ fn a_slowly_rolling_ball_sleeps_only_below_the_still_speed() {
     );
 
     let mut world = self::world(true);
-    ground(&mut world);
+    ground(&mut world, MATERIAL);
     let ball = rolling_ball(&mut world, 0.1 * v);
     world.advance_to(0.6).unwrap();
     assert!(world.body(ball).is_asleep());
@@ -295,7 +277,7 @@ fn a_slowly_rolling_ball_sleeps_only_below_the_still_speed() {
 fn output_rate_does_not_perturb_sleep() {
     let run = |frames: u32| {
         let mut world = world(true);
-        ground(&mut world);
+        ground(&mut world, MATERIAL);
         cube(&mut world, "bottom", 0.0, 0.0);
         let mut top = BodyDesc::new(
             "top",
@@ -328,7 +310,7 @@ fn output_rate_does_not_perturb_sleep() {
 #[test]
 fn adding_a_body_wakes_the_sleepers_and_they_settle_again() {
     let mut world = world(true);
-    ground(&mut world);
+    ground(&mut world, MATERIAL);
     let cube = cube(&mut world, "cube", 0.0, 0.0);
     world.advance_to(1.0).unwrap();
     assert!(world.body(cube).is_asleep());
@@ -356,19 +338,17 @@ fn adding_a_body_wakes_the_sleepers_and_they_settle_again() {
 fn a_dropped_cube_sleeps_and_stops_drifting() {
     let run = |sleep: bool| {
         let mut world = world(sleep);
-        ground(&mut world);
-        let mut cube = BodyDesc::new(
+        ground(&mut world, MATERIAL);
+        let mut cube = body(
             "cube",
-            Shape::Box {
-                half_extents: Vec3::repeat(5.0),
-            },
+            worlds::cube(5.0),
+            1000.0,
+            Pose::from_parts(
+                Vec3::new(0.0, 0.0, 12.0).into(),
+                Quat::from_scaled_axis(Vec3::new(0.2, 0.1, 0.0)),
+            ),
         );
-        cube.mass = MassSpec::Mass(1000.0);
         cube.material = MATERIAL;
-        cube.pose = Pose::from_parts(
-            Vec3::new(0.0, 0.0, 12.0).into(),
-            Quat::from_scaled_axis(Vec3::new(0.2, 0.1, 0.0)),
-        );
         let id = world.add_body(cube).unwrap();
         world.advance_to(2.0).unwrap();
         let at_rest = world.body(id).state().position;
@@ -479,7 +459,7 @@ fn a_stack_of_five_cubes_settles_and_sleeps_where_the_thesis_ground_to_a_halt() 
     ] {
         let stack = |sleep: bool| {
             let mut world = world_in(sleep, clusters);
-            ground(&mut world);
+            ground(&mut world, MATERIAL);
             let cubes: Vec<(BodyId, f64)> = (0..5)
                 .map(|i| {
                     let (x, bottom) = (0.3 * f64::from(i), f64::from(i) * (10.0 + EPSILON));

@@ -1,17 +1,20 @@
 //! Time-of-impact bounds are conservative: sampling the true motion never finds contact before
 //! the bound.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::random::{in_unit_cube, random_hull};
 use impulse::collision::toi::{
     MotionBound, TravelBound, approach_allowed, energy_bound, time_of_impact, turning_bound,
 };
 use impulse::collision::{CollisionModel, NarrowStats, PairCache, closest};
 use impulse::dynamics::{BodyDesc, FreeFlight, MassSpec, MotionType};
-use impulse::geometry::{ConvexPolyhedron, Shape};
+use impulse::geometry::Shape;
 use impulse::integrate::Tolerance;
-use impulse::math::{Point, Pose, Quat, Vec3};
-use impulse::{BodyState, World, WorldSettings};
+use impulse::math::{Pose, Quat, Vec3};
+use impulse::{BodyId, BodyState, World, WorldSettings};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -38,20 +41,7 @@ fn random_shape(rng: &mut Pcg64) -> Shape {
             radius: rng.random_range(0.1..0.5),
             half_height: rng.random_range(0.1..1.0),
         },
-        _ => loop {
-            let points: Vec<Point> = (0..rng.random_range(4..30))
-                .map(|_| {
-                    Point::new(
-                        rng.random_range(-1.0..1.0),
-                        rng.random_range(-1.0..1.0),
-                        rng.random_range(-1.0..1.0),
-                    )
-                })
-                .collect();
-            if let Ok(p) = ConvexPolyhedron::from_points(&points) {
-                break Shape::Convex(Arc::new(p));
-            }
-        },
+        _ => Shape::Convex(Arc::new(random_hull(rng, 4..30, in_unit_cube))),
     }
 }
 
@@ -288,11 +278,10 @@ fn sample_random_pairs(travel: fn(&MotionBound, &Vec3) -> TravelBound) -> (usize
     (finite, later)
 }
 
-#[test]
-fn a_bullet_does_not_pass_through_a_thin_wall() {
-    // Mirtich §2.1's pathological case: a small, fast sphere and a 1 mm wall. Stepping by the
-    // bound and re-checking (one-sided root finding) must stop inside the collision envelope,
-    // never beyond the wall — and, with the bound aimed at the envelope, in one step.
+/// Mirtich §2.1's pathological case without gravity: a fixed wall 1 mm thick whose faces are
+/// x = ±0.0005, and a sphere of radius 5 mm and 10 g 1 m before it, flying at it at 900 m/s
+/// (and at `sideways` along y). Returns the world, the wall and the bullet.
+fn bullet_and_wall(sideways: f64) -> (World, BodyId, BodyId) {
     let mut world = World::new(WorldSettings {
         gravity: Vec3::zeros(),
         ..WorldSettings::default()
@@ -308,8 +297,17 @@ fn a_bullet_does_not_pass_through_a_thin_wall() {
     let mut bullet = BodyDesc::new("bullet", Shape::Sphere { radius: 0.005 });
     bullet.mass = MassSpec::Mass(0.01);
     bullet.pose = Pose::translation(-1.0, 0.0, 0.0);
-    bullet.velocity = Vec3::new(900.0, 0.3, 0.0);
+    bullet.velocity = Vec3::new(900.0, sideways, 0.0);
     let bullet_id = world.add_body(bullet).unwrap();
+    (world, wall_id, bullet_id)
+}
+
+#[test]
+fn a_bullet_does_not_pass_through_a_thin_wall() {
+    // Mirtich §2.1's pathological case: a small, fast sphere and a 1 mm wall. Stepping by the
+    // bound and re-checking (one-sided root finding) must stop inside the collision envelope,
+    // never beyond the wall — and, with the bound aimed at the envelope, in one step.
+    let (world, wall_id, bullet_id) = bullet_and_wall(0.3);
     let (wb, bb) = (world.body(wall_id), world.body(bullet_id));
     let models = [
         CollisionModel::from_shapes(bb.shapes()),
@@ -349,23 +347,7 @@ fn the_world_stops_the_bullet_at_the_wall() {
     // The same bullet through the simulation loop: one collision, at the wall, never through it;
     // it leaves at e·900 = 450 m/s (central, frictionless in effect: no tangential slip at this
     // incidence changes the normal restitution).
-    let mut world = World::new(WorldSettings {
-        gravity: Vec3::zeros(),
-        ..WorldSettings::default()
-    });
-    let mut wall = BodyDesc::new(
-        "wall",
-        Shape::Box {
-            half_extents: Vec3::new(0.0005, 1.0, 1.0),
-        },
-    );
-    wall.motion = MotionType::Fixed;
-    world.add_body(wall).unwrap();
-    let mut bullet = BodyDesc::new("bullet", Shape::Sphere { radius: 0.005 });
-    bullet.mass = MassSpec::Mass(0.01);
-    bullet.pose = Pose::translation(-1.0, 0.0, 0.0);
-    bullet.velocity = Vec3::new(900.0, 0.0, 0.0);
-    let bullet_id = world.add_body(bullet).unwrap();
+    let (mut world, _, bullet_id) = bullet_and_wall(0.0);
     for k in 1..=100 {
         world.advance_to(k as f64 * 2e-5).unwrap();
         assert!(

@@ -1,5 +1,8 @@
 //! V-Clip closest features against an independent brute-force search over all feature pairs.
 
+mod common;
+
+use common::random::rotation;
 use impulse::collision::vclip::{
     Feature, Proximity, Unsettled, closest_features, closest_features_or_search, exhaustive_search,
 };
@@ -150,15 +153,6 @@ fn surface_offset(world: &World, p: &Point) -> f64 {
         .fold(f64::NEG_INFINITY, f64::max)
 }
 
-fn random_rotation(rng: &mut Pcg64) -> Quat {
-    let axis = Vec3::new(
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-    );
-    Quat::from_scaled_axis(axis.normalize() * rng.random_range(0.0..std::f64::consts::PI))
-}
-
 /// Random convex polyhedra of several families: points on a random ellipsoid (most become
 /// vertices, 4–200), random boxes (parallel faces) and prisms over random polygons (parallel
 /// caps and parallel side edges).
@@ -266,7 +260,7 @@ fn configure(
             rng.random_range(-5.0..5.0),
         )
         .into(),
-        random_rotation(rng),
+        rotation(rng),
     );
     let direction = Vec3::new(
         rng.random_range(-1.0..1.0),
@@ -276,7 +270,7 @@ fn configure(
     .normalize();
     let mut pose_b = Pose::from_parts(
         (pose_a.translation.vector + direction * scale * rng.random_range(1.0..2.0)).into(),
-        random_rotation(rng),
+        rotation(rng),
     );
     match kind {
         // Random, separated.

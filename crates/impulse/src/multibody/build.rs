@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::control::Controller;
+use super::controller::Controller;
 use super::joint::{JointKind, write_quaternion};
 use super::tree::{Joint, Link, PassiveElements, Tree, TreeError};
 use crate::dynamics::{BodyDesc, BodyError, MotionType, body_mass_properties};

@@ -7,9 +7,8 @@
 //! - [`aba`]: forward dynamics by the articulated-body algorithm, O(n).
 //! - [`crba`]: the mass matrix and bias forces, solved densely (the independent oracle).
 //! - [`impulse`]: the articulated collision matrix of a link and impulse propagation.
-//! - [`control`]: sampled controllers (PD, PID, pose PD with goal sequences, ballistic
-//!   hop) with zero-order hold, and what they observe of each other.
-//! - [`creatures`]: the creature war's rover and bug controllers.
+//! - [`controller`]: the seam through which a multibody runs its controllers (the laws are in
+//!   [`crate::control`]), and what they observe of each other.
 //! - [`build`]: multibodies from descriptions placed in the world.
 //! - [`multibody`]: a multibody's state, integration, controllers and collision seams.
 
@@ -19,9 +18,8 @@
 
 pub mod aba;
 pub mod build;
-pub mod control;
+pub mod controller;
 pub mod crba;
-pub mod creatures;
 pub mod impulse;
 pub mod joint;
 #[allow(clippy::module_inception)]
@@ -30,11 +28,7 @@ pub mod spatial;
 pub mod tree;
 
 pub use build::{BodyLookup, BuildError, JointDesc, MultibodyDesc, WORLD};
-pub use control::{
-    Arrival, Commands, Controller, Hop, JointPid, JointTarget, Observation, Observations, PoseGoal,
-    PosePd,
-};
-pub use creatures::{Bug, Rover, RoverMode};
+pub use controller::{Commands, Controller, Observation, Observations};
 pub use joint::JointKind;
 pub use multibody::{
     LinkEnvelope, MIN_CONTROLLER_PERIOD, MotionEnvelope, Multibody, MultibodyError, MultibodyId,

@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use super::build::{BodyLookup, BuildError, MultibodyDesc, build};
-use super::control::{Commands, Controller, Observations};
+use super::controller::{Commands, Controller, Observations};
 use super::impulse::pseudo_inverse;
 use super::spatial::{SpatialVec, angular, linear};
 use super::tree::{AppliedForces, Tree, Workspace};

@@ -3,9 +3,11 @@
 //! Every key is documented in `docs/scene-format.md`. Reading reports *every* problem in one pass
 //! (see `reader`), each with file, line, column and key; a scene with any error is not built.
 
+mod controllers;
 pub mod import;
 mod multibody;
 pub(crate) mod reader;
+mod run_options;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -28,6 +30,7 @@ use crate::world::{BroadPhaseKind, EnergyBound, MicrocollisionClusters, World, W
 
 use reader::{Context, Table, Value};
 pub use reader::{Diagnostic, Severity};
+pub use run_options::{MAX_FRAMES, RunOptions};
 
 /// A scene read from a file and built into a world at time 0.
 #[derive(Debug)]
@@ -220,7 +223,7 @@ impl<'c, 's> SceneReader<'c, 's> {
         let output_rate = get("output_rate")
             .and_then(|v| v.positive())
             .unwrap_or(60.0);
-        let frames = crate::run::RunOptions {
+        let frames = RunOptions {
             duration,
             frame_rate: output_rate,
         };

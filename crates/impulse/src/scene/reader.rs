@@ -217,7 +217,6 @@ impl<'c, 's> Value<'c, 's> {
         self.ctx.error(&self.span(), &self.key, message);
     }
 
-
     /// Records a warning about this value.
     pub fn warning(&self, message: impl Into<String>) {
         self.ctx.warning(&self.span(), &self.key, message);
@@ -430,7 +429,6 @@ impl<'c, 's> Table<'c, 's> {
     pub fn error(&self, message: impl Into<String>) {
         self.ctx.error(&self.span, &self.path, message);
     }
-
 
     fn child_path(&self, key: &str) -> String {
         if self.path.is_empty() {

@@ -1,107 +1,11 @@
-//! Random trees and states for the multibody tests (seeded, so every run is the same).
+//! Scaffolding shared by the integration tests (each takes what it needs with `mod common;`):
+//! seeded random draws (`random`), multibodies (`multibodies`), worlds and bodies with their
+//! momentum and energy (`worlds`), and scene files (`scenes`).
 
+// Each test file uses only some of these.
 #![allow(dead_code)]
 
-use impulse::math::{Pose, Quat, Vec3, pose};
-use impulse::multibody::{AppliedForces, Joint, JointKind, Link, Tree};
-use rand::Rng;
-use rand_pcg::Pcg64;
-
-pub fn random_unit(rng: &mut Pcg64) -> Vec3 {
-    loop {
-        let v = Vec3::new(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-        );
-        if v.norm() > 0.1 && v.norm() < 1.0 {
-            return v.normalize();
-        }
-    }
-}
-
-pub fn random_pose(rng: &mut Pcg64, reach: f64) -> Pose {
-    let axis = random_unit(rng);
-    let angle = rng.random_range(-3.0..3.0);
-    pose(
-        random_unit(rng) * rng.random_range(0.0..reach),
-        Quat::from_scaled_axis(axis * angle),
-    )
-}
-
-pub const KINDS: [JointKind; 8] = [
-    JointKind::Revolute,
-    JointKind::Prismatic,
-    JointKind::Cylindrical,
-    JointKind::Helical { pitch: 0.07 },
-    JointKind::Spherical,
-    JointKind::Planar,
-    JointKind::Fixed,
-    JointKind::Floating,
-];
-
-/// A random tree of `n` links; the root joint is `root` and the others are drawn from all
-/// kinds (every kind appears in trees of 8 links or more).
-pub fn random_tree(rng: &mut Pcg64, n: usize, root: JointKind) -> Tree {
-    let mut links = Vec::new();
-    for i in 0..n {
-        let kind = if i == 0 {
-            root
-        } else {
-            KINDS[(i - 1) % KINDS.len()]
-        };
-        let kind = if i > 0 && rng.random_bool(0.3) {
-            KINDS[rng.random_range(0..KINDS.len())]
-        } else {
-            kind
-        };
-        let parent = if i == 0 {
-            None
-        } else {
-            Some(rng.random_range(0..i))
-        };
-        let joint = Joint::new(
-            format!("j{i}"),
-            kind,
-            random_pose(rng, 0.8),
-            random_pose(rng, 0.5),
-        );
-        let mass = rng.random_range(0.3..3.0);
-        let moments = Vec3::new(
-            rng.random_range(0.01..0.3),
-            rng.random_range(0.01..0.3),
-            rng.random_range(0.01..0.3),
-        );
-        // Keep the triangle inequality of real bodies.
-        let moments = Vec3::new(
-            moments.x,
-            moments.y,
-            moments
-                .z
-                .clamp((moments.x - moments.y).abs() + 1e-3, moments.x + moments.y),
-        );
-        links.push(Link::new(format!("l{i}"), parent, joint, mass, moments));
-    }
-    Tree::new(links).unwrap()
-}
-
-/// A random valid state: random coordinates (unit quaternions), velocities, forces.
-pub fn random_state(rng: &mut Pcg64, tree: &Tree) -> (Vec<f64>, Vec<f64>, Vec<f64>, AppliedForces) {
-    let mut q = tree.neutral_q();
-    for x in q.iter_mut() {
-        *x += rng.random_range(-1.0..1.0);
-    }
-    tree.normalize(&mut q);
-    let v: Vec<f64> = (0..tree.nv())
-        .map(|_| rng.random_range(-2.0..2.0))
-        .collect();
-    let tau: Vec<f64> = (0..tree.nv())
-        .map(|_| rng.random_range(-3.0..3.0))
-        .collect();
-    let mut applied = AppliedForces::zero(tree.nv(), tree.links().len());
-    for i in 0..tree.links().len() {
-        applied.link_force[i] = random_unit(rng) * rng.random_range(0.0..2.0);
-        applied.link_torque[i] = random_unit(rng) * rng.random_range(0.0..1.0);
-    }
-    (q, v, tau, applied)
-}
+pub mod multibodies;
+pub mod random;
+pub mod scenes;
+pub mod worlds;

@@ -35,10 +35,11 @@ use std::sync::Arc;
 pub use coordinates::{JointCoordinates, ModelDynamics};
 
 use super::reader::{Diagnostic, Severity};
+use crate::control::JointPid;
 use crate::dynamics::{BodyDesc, MassSpec, Material, MotionType, PlacedShape};
 use crate::geometry::{ConvexPolyhedron, MassProperties, Shape, read_mesh};
 use crate::math::{Mat3, Point, Pose, Quat, Vec3, pose};
-use crate::multibody::{JointDesc, JointKind, JointPid, MultibodyDesc, PassiveElements, WORLD};
+use crate::multibody::{JointDesc, JointKind, MultibodyDesc, PassiveElements, WORLD};
 
 /// How a model's root is attached.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

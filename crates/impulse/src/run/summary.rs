@@ -1,104 +1,10 @@
-//! What a run writes: the trajectory (`trajectory.csv`) and the summary (`summary.json`).
-//!
-//! Trajectory rows give, per output frame and body, the pose of the body's *model frame* (the
-//! frame its shapes and meshes are given in, as placed by the scene's `position` and
-//! `orientation`), and the velocity of its centre of mass and its angular velocity, all in world
-//! coordinates, and whether the body is asleep (`1`: it has come to rest with its island and is
-//! out of the simulation until something wakes it, see [`crate::world::Sleep`]; its velocities
-//! are then exactly zero). Numbers are written in the shortest form that reads back to the same
-//! `f64`, so a trajectory is exact and runs can be compared byte for byte.
-
-use std::io::{self, Write};
+//! `summary.json`: how a run ended — status, times, energy, counters and every body's and
+//! multibody's final state.
 
 use serde::Serialize;
 
-use crate::math::Vec3;
+use super::{array3, motion_name};
 use crate::world::{Energy, World};
-
-/// The trajectory file's header.
-pub const TRAJECTORY_HEADER: &str = "t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,asleep";
-
-/// Writes trajectory rows as CSV.
-pub struct TrajectoryWriter<W: Write> {
-    out: W,
-    frames: u64,
-}
-
-impl<W: Write> TrajectoryWriter<W> {
-    /// Starts a trajectory, writing the header.
-    pub fn new(mut out: W) -> io::Result<Self> {
-        writeln!(out, "{TRAJECTORY_HEADER}")?;
-        Ok(Self { out, frames: 0 })
-    }
-
-    /// Writes one row per body for the world's current time.
-    pub fn write_frame(&mut self, world: &World) -> io::Result<()> {
-        // `ryu` gives the shortest representation that parses back to the same value.
-        let mut number = ryu::Buffer::new();
-        let mut line = String::with_capacity(256);
-        for body in world.bodies() {
-            let model = body.model_pose();
-            let p = model.translation.vector;
-            let q = model.rotation.quaternion();
-            let (v, w) = (body.state().velocity, body.state().angular_velocity);
-            line.clear();
-            line.push_str(number.format(world.time()));
-            line.push(',');
-            line.push_str(&csv_field(body.name()));
-            for value in [
-                p.x, p.y, p.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z,
-            ] {
-                line.push(',');
-                line.push_str(number.format(value));
-            }
-            line.push_str(if body.is_asleep() { ",1\n" } else { ",0\n" });
-            self.out.write_all(line.as_bytes())?;
-        }
-        // Multibody links, one row each, named `multibody/link`.
-        for mb in world.multibodies() {
-            for (i, link) in mb.tree().links().iter().enumerate() {
-                let model = mb.link_model_pose(i);
-                let p = model.translation.vector;
-                let q = model.rotation.quaternion();
-                let (v, w) = mb.link_velocity(i);
-                line.clear();
-                line.push_str(number.format(world.time()));
-                line.push(',');
-                line.push_str(&csv_field(&format!("{}/{}", mb.name(), link.name)));
-                for value in [
-                    p.x, p.y, p.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z,
-                ] {
-                    line.push(',');
-                    line.push_str(number.format(value));
-                }
-                // Links do not sleep.
-                line.push_str(",0\n");
-                self.out.write_all(line.as_bytes())?;
-            }
-        }
-        self.frames += 1;
-        Ok(())
-    }
-
-    /// Frames written so far.
-    pub fn frames(&self) -> u64 {
-        self.frames
-    }
-
-    /// Flushes buffered rows to the underlying writer.
-    pub fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
-}
-
-/// A CSV field, quoted when it contains a comma, quote or line break.
-pub(crate) fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
 
 /// Energy at the start and end of a run.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -225,10 +131,6 @@ pub fn multibody_summaries(world: &World) -> Vec<MultibodySummary> {
         .collect()
 }
 
-fn array3(v: &Vec3) -> [f64; 3] {
-    [v.x, v.y, v.z]
-}
-
 /// Final states of every body.
 pub fn body_summaries(world: &World) -> Vec<BodySummary> {
     world
@@ -240,11 +142,7 @@ pub fn body_summaries(world: &World) -> Vec<BodySummary> {
             let s = body.state();
             BodySummary {
                 name: body.name().to_string(),
-                motion: match body.motion() {
-                    crate::MotionType::Dynamic => "dynamic",
-                    crate::MotionType::Fixed => "fixed",
-                    crate::MotionType::Kinematic(_) => "kinematic",
-                },
+                motion: motion_name(body.motion()),
                 position: array3(&model.translation.vector),
                 orientation: [q.w, q.i, q.j, q.k],
                 velocity: array3(&s.velocity),

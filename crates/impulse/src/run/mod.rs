@@ -1,51 +1,33 @@
-//! Running a world for a duration while writing output frames.
+//! Running a world for a duration, and everything a run writes.
 //!
-//! The driver only *samples* the world: it asks [`World::advance_to`] for each frame time in
-//! turn and records what it finds. Frame times are `k / rate` computed afresh each time (never
-//! accumulated), and the last frame lands exactly on the requested duration.
+//! The driver ([`run`], [`run_scene`]) only *samples* the world: it asks [`World::advance_to`]
+//! for each frame time in turn and records what it finds. Frame times are `k / rate` computed
+//! afresh each time (never accumulated), and the last frame lands exactly on the requested
+//! duration. What a run writes, one module per file (formats in `docs/recording.md`):
+//!
+//! - [`trajectory`]: `trajectory.csv`, every body's state at every frame;
+//! - [`events`]: `events.csv`, one row per collision or microcollision;
+//! - [`summary`]: `summary.json`, how the run ended;
+//! - [`shapes`]: `shapes.json`, every body's shapes and mass properties, for looking at the run.
+//!
+//! The run depends on the scene (it runs a loaded [`Scene`], for [`RunOptions`] it asks), never
+//! the reverse.
+
+pub mod events;
+pub mod shapes;
+pub mod summary;
+pub mod trajectory;
 
 use std::io::{self, Write};
 use std::time::Instant;
 
-use crate::math::readable;
-use crate::output::{
-    EnergySummary, Summary, TrajectoryWriter, body_summaries, multibody_summaries,
-};
-use crate::record::EventWriter;
-use crate::scene::Scene;
+use crate::dynamics::MotionType;
+use crate::math::Vec3;
+use crate::scene::{RunOptions, Scene};
 use crate::world::{SimulationError, World};
-
-/// How long to run and how often to record.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RunOptions {
-    /// Simulated time to reach.
-    pub duration: f64,
-    /// Output frames per unit of simulated time.
-    pub frame_rate: f64,
-}
-
-/// Most output frames a run may write: at 60 frames a second, 46 hours of simulated time.
-/// (One body's trajectory alone is then about a gigabyte of CSV.)
-pub const MAX_FRAMES: f64 = 1e7;
-
-impl RunOptions {
-    /// Checks that the run records a bounded number of frames ([`MAX_FRAMES`]); the message
-    /// says how many it would write.
-    pub fn check(&self) -> Result<(), String> {
-        let frames = self.duration * self.frame_rate;
-        if frames.is_finite() && frames <= MAX_FRAMES {
-            Ok(())
-        } else {
-            Err(format!(
-                "{} time units at {} frames per unit would write {} output frames; at most \
-                 {MAX_FRAMES:e} are allowed (lower the output rate)",
-                readable(self.duration),
-                readable(self.frame_rate),
-                readable(frames.round())
-            ))
-        }
-    }
-}
+use events::EventWriter;
+use summary::{EnergySummary, Summary, body_summaries, multibody_summaries};
+use trajectory::TrajectoryWriter;
 
 /// The frame times of a run: `0, 1/rate, 2/rate, …` up to the duration, whose own frame is
 /// always the last.
@@ -160,22 +142,42 @@ pub fn run_scene<W: Write, E: Write>(
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// A motion type's name in the records.
+fn motion_name(motion: &MotionType) -> &'static str {
+    match motion {
+        MotionType::Dynamic => "dynamic",
+        MotionType::Fixed => "fixed",
+        MotionType::Kinematic(_) => "kinematic",
+    }
+}
 
-    #[test]
-    fn runs_write_at_most_max_frames() {
-        let at = |duration: f64, frame_rate: f64| RunOptions {
-            duration,
-            frame_rate,
-        };
-        assert!(at(3600.0, 1000.0).check().is_ok()); // 3.6e6 frames
-        assert!(at(1e4, 1000.0).check().is_ok()); // exactly 1e7
-        assert!(at(1e4, 1000.5).check().is_err());
-        let message = at(0.8, 1e308).check().unwrap_err();
-        assert!(message.contains("at most 1e7"), "{message}");
-        assert!(at(1.0, f64::INFINITY).check().is_err());
+fn array3(v: &Vec3) -> [f64; 3] {
+    [v.x, v.y, v.z]
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::BodyDesc;
+    use crate::dynamics::MassSpec;
+    use crate::geometry::Shape;
+
+    /// A fixed ground and a box named with a comma and quotes, its shape placed off its origin.
+    pub(crate) fn two_body_world() -> World {
+        let mut world = World::new(Default::default());
+        let mut ground = BodyDesc::new("ground", Shape::HalfSpace);
+        ground.motion = MotionType::Fixed;
+        world.add_body(ground).unwrap();
+        let mut part = BodyDesc::new(
+            "part, \"A\"",
+            Shape::Box {
+                half_extents: Vec3::new(0.5, 1.0, 1.5),
+            },
+        );
+        part.mass = MassSpec::Mass(6.0);
+        part.shapes[0].pose = crate::math::pose(Vec3::new(1.0, 2.0, 3.0), Default::default());
+        world.add_body(part).unwrap();
+        world
     }
 
     #[test]

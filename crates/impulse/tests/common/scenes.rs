@@ -1,0 +1,46 @@
+//! Scene files for the tests: the shipped scenes, loading and parsing with the errors kept.
+
+use std::path::{Path, PathBuf};
+
+use impulse::World;
+use impulse::scene::{self, Diagnostic, Scene, SceneError, Severity};
+
+/// The shipped scene file `relative` under the repository's `scenes/` (e.g.
+/// `"hybrid/bicycle.toml"`; `"impulse/"` for the folder).
+pub fn shipped(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenes")
+        .join(relative)
+}
+
+/// Loads a scene file, panicking with its path and its errors.
+pub fn load(path: &Path) -> Scene {
+    scene::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The world of a scene read without warnings (panics with its errors or warnings).
+pub fn world_without_warnings(read: Result<Scene, SceneError>) -> World {
+    match read {
+        Ok(scene) => {
+            assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+            scene.world
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Parses `text` as the file at `path`: the scene, or its errors (warnings left out).
+pub fn parse(path: &Path, text: &str) -> Result<Scene, Vec<Diagnostic>> {
+    scene::parse(path, text).map_err(|e| {
+        e.diagnostics()
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .cloned()
+            .collect()
+    })
+}
+
+/// The errors of `text` parsed as the file at `path` (none when it loads).
+pub fn errors(path: &Path, text: &str) -> Vec<Diagnostic> {
+    parse(path, text).err().unwrap_or_default()
+}
