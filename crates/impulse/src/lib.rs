@@ -29,6 +29,7 @@ pub mod collision;
 pub mod dynamics;
 pub mod geometry;
 pub mod integrate;
+pub mod lcp;
 pub mod math;
 pub mod multibody;
 pub mod output;
