@@ -14,3 +14,6 @@ pub use enumerate::{BasicSolution, basic_solutions};
 pub use lemke::{
     Basis, LcpError, LemkeOptions, Outcome, Ray, Solution, Start, check_ray, check_solution, solve,
 };
+
+#[cfg(test)]
+mod oracle_tests;
