@@ -14,7 +14,10 @@
 //!   lexicographic rule (each row of `[x | B⁻¹]` divided by its pivot-column entry, least
 //!   lexicographically), which is the classical proof that no basis repeats, so the algorithm
 //!   cannot cycle. When the artificial variable is among the tied rows it leaves at once
-//!   (Cottle, Pang & Stone p. 280): choosing another row can end on a spurious ray.
+//!   (Cottle, Pang & Stone p. 280): choosing another row can end on a spurious ray. And once
+//!   `z₀` has fallen to zero (to rounding) while still basic, the point is already a
+//!   solution and the run stops there. Without this, frictional impulse problems with many
+//!   contacts ended on rays that started at `z₀ ≈ 1e-15` (about 1 % of random ones).
 //! - **Basis.** The inverse of the basis matrix is kept explicitly, updated by a rank-one
 //!   change per pivot, and formed afresh from the basis columns every `refactor_every` pivots so
 //!   rounding does not pile up. The answer is computed again from its final basis by one LU
@@ -29,6 +32,13 @@
 //!   direction (Baraff Thm. 5); it is returned, never discarded.
 
 use nalgebra::{DMatrix, DVector};
+
+/// Entries of a pivot column below this (relative to the column's largest entry, and to 1,
+/// on the scaled problem) count as zero in the ratio test. With 10 n ε (Drake's choice)
+/// frictional problems with jams pivoted on entries of 1e-12 that are zero in exact
+/// arithmetic, and returned "solutions" with impulses of 1e10 that passed the check only
+/// because the check is relative to ‖z‖.
+const PIVOT_TOLERANCE: f64 = 1e-9;
 
 /// How a solve started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +115,8 @@ pub struct Solution {
     pub pivots: usize,
     /// How the solve started.
     pub start: Start,
+    /// The `δ` of a regularised solve ([`solve_regularized`]), 0 for a plain one.
+    pub regularization: f64,
 }
 
 /// A secondary ray: where Lemke's algorithm stopped without a solution (Baraff §13.2, App. B).
@@ -236,8 +248,9 @@ pub struct LemkeOptions {
     pub max_pivots: Option<usize>,
     /// Pivots between fresh factorisations of the basis.
     pub refactor_every: usize,
-    /// Relative accuracy a solution must meet: `z ≥ −tol ‖z‖∞`, `w ≥ −tol s_w` and
-    /// `min(zᵢ/‖z‖∞, wᵢ/s_w) ≤ tol`, with `s_w` the size of the terms that make up `w`.
+    /// Relative accuracy a solution must meet: `z ≥ −tol ‖z‖∞`, `wᵢ ≥ −tol sᵢ` and
+    /// `min(zᵢ/‖z‖∞, wᵢ/sᵢ) ≤ tol`, with `sᵢ = |qᵢ| + Σⱼ |Mᵢⱼ| ‖z‖∞` the size of what
+    /// makes up `wᵢ`.
     pub tolerance: f64,
 }
 
@@ -277,6 +290,7 @@ pub fn solve(
                 basis: basis.clone(),
                 pivots: 0,
                 start: Start::Warm,
+                regularization: 0.0,
             }));
         }
         start = Start::WarmRejected;
@@ -284,8 +298,66 @@ pub fn solve(
     Ok(problem.lemke(m, q, options, start))
 }
 
+/// [`solve`], and if that ends without a solution, Lemke again on `M + δ I` for
+/// `δ = 10⁻¹², 10⁻¹⁰, 10⁻⁸, 10⁻⁶` times the largest `|Mᵢⱼ|` (Drake's regularised retry). The
+/// shift changes `w` by exactly `δ z`, so an answer is kept only if `δ ‖z‖∞ ≤ tolerance ‖q‖∞`
+/// and it passes [`check_solution`] on the unshifted problem.
+///
+/// With friction an LCP can be copositive without being copositive-plus, and Lemke's
+/// algorithm may then stop on a ray although a solution exists: for instance on a *jam*, a
+/// set of impulses squeezing a body between contacts whose friction cones face each other,
+/// which moves nothing (`M zʰ = 0`). `M + δ I` is strictly copositive, which Lemke always
+/// solves; a problem with no solution gives answers that grow as `1/δ` and fail the check,
+/// and the plain outcome is returned.
+pub fn solve_regularized(
+    m: &DMatrix<f64>,
+    q: &DVector<f64>,
+    warm: Option<&Basis>,
+    options: &LemkeOptions,
+) -> Result<Outcome, LcpError> {
+    let plain = solve(m, q, warm, options)?;
+    if matches!(plain, Outcome::Solution(_)) {
+        return Ok(plain);
+    }
+    let scale = m.amax();
+    if !(scale > 0.0) {
+        return Ok(plain);
+    }
+    let mut pivots = match &plain {
+        Outcome::Ray(r) => r.pivots,
+        Outcome::PivotLimit { pivots } | Outcome::Singular { pivots } => *pivots,
+        Outcome::Solution(s) => s.pivots,
+    };
+    for exponent in [-12, -10, -8, -6] {
+        let relative = 10f64.powi(exponent);
+        let delta = relative * scale;
+        let shifted = m + DMatrix::identity(m.nrows(), m.ncols()) * delta;
+        let outcome = solve(&shifted, q, None, options)?;
+        if let Outcome::Solution(s) = outcome {
+            pivots += s.pivots;
+            // The shift changes w by exactly δ z: small against q, or not a solution of the
+            // problem asked (answers growing as 1/δ mean there is none).
+            if delta * s.z.amax() > options.tolerance * q.amax() {
+                continue;
+            }
+            if let Ok(w) = check_solution(m, q, &s.z, options.tolerance) {
+                return Ok(Outcome::Solution(Solution {
+                    z: s.z,
+                    w,
+                    basis: s.basis,
+                    pivots,
+                    start: s.start,
+                    regularization: delta,
+                }));
+            }
+        }
+    }
+    Ok(plain)
+}
+
 /// Checks a candidate solution against the problem itself: `z ≥ 0`, `w = M z + q ≥ 0` and
-/// complementarity, each to `tolerance` relative to the sizes involved. Returns `w`.
+/// complementarity, each to `tolerance` relative to the sizes involved (see
+/// [`LemkeOptions::tolerance`]). Returns `w`.
 pub fn check_solution(
     m: &DMatrix<f64>,
     q: &DVector<f64>,
@@ -302,9 +374,10 @@ pub fn check_solution(
     let z_scale = z.amax().max(f64::MIN_POSITIVE);
     let w = m * z + q;
     for i in 0..n {
-        // The size of the terms that make up wᵢ: rounding is relative to it.
-        let terms = q[i].abs() + (0..n).map(|j| (m[(i, j)] * z[j]).abs()).sum::<f64>();
-        let w_scale = terms.max(f64::MIN_POSITIVE);
+        // Rounding in wᵢ is relative to |qᵢ| and to row i of M times the size of z (an
+        // error in z is relative to all of z, not to each component).
+        let row = (0..n).map(|j| m[(i, j)].abs()).sum::<f64>();
+        let w_scale = (q[i].abs() + row * z_scale).max(f64::MIN_POSITIVE);
         if z[i] < -tolerance * z_scale {
             return Err(format!("z[{i}] = {:e} < 0", z[i]));
         }
@@ -490,6 +563,7 @@ impl Scaled {
                 basis: Basis::all_w(n),
                 pivots: 0,
                 start,
+                regularization: 0.0,
             });
         }
         let max_pivots = options.max_pivots.unwrap_or((50 * n).max(1000));
@@ -512,6 +586,11 @@ impl Scaled {
             if pivots >= max_pivots {
                 return Outcome::PivotLimit { pivots };
             }
+            // z₀ at zero (to rounding) while basic: the point is a solution already (the
+            // pair left out of the basis is zero too).
+            if t.row_of[t.z0()].is_some_and(|r| t.x[r] <= 1e-11 * t.x.amax().max(1.0)) {
+                return self.solution(m, q, &t, pivots, start, options.tolerance);
+            }
             let column = t.column(entering);
             let Some(row) = t.leaving_row(&column, zero) else {
                 return self.ray(m, &t, entering, &column, pivots, start);
@@ -529,7 +608,9 @@ impl Scaled {
         }
     }
 
-    /// Reads the solution off a final complementary basis (afresh, by one LU solve).
+    /// Reads the solution off the final basis: afresh by one LU solve on its index set `L`
+    /// when `z₀` has left (the basis is complementary), else (z₀ at zero but still basic)
+    /// from the basic values themselves.
     fn solution(
         &self,
         m: &DMatrix<f64>,
@@ -542,13 +623,23 @@ impl Scaled {
         let n = self.n;
         let z_basic: Vec<usize> = (0..n).filter(|&i| t.row_of[t.z(i)].is_some()).collect();
         let basis = Basis::from_z_indices(n, &z_basic);
-        match self.basic_solution(m, q, &basis, tolerance) {
+        let found = self.basic_solution(m, q, &basis, tolerance).or_else(|| {
+            let mut z = DVector::zeros(n);
+            for &i in &z_basic {
+                if let Some(r) = t.row_of[t.z(i)] {
+                    z[i] = t.x[r] * self.row_scale[i] * self.q_scale;
+                }
+            }
+            finish(m, q, z, tolerance)
+        });
+        match found {
             Some((z, w)) => Outcome::Solution(Solution {
                 z,
                 w,
                 basis,
                 pivots,
                 start,
+                regularization: 0.0,
             }),
             None => Outcome::Singular { pivots },
         }
@@ -701,7 +792,7 @@ impl<'a> Tableau<'a> {
     /// ray). The artificial variable's row wins any tie on the ratio.
     fn leaving_row(&self, column: &DVector<f64>, zero: f64) -> Option<usize> {
         let n = self.n();
-        let threshold = zero * column.amax().max(1.0);
+        let threshold = PIVOT_TOLERANCE * column.amax().max(1.0);
         let candidates: Vec<usize> = (0..n).filter(|&i| column[i] > threshold).collect();
         if candidates.is_empty() {
             return None;

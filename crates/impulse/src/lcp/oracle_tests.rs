@@ -76,7 +76,10 @@ fn psd_problems_are_always_solved_with_the_unique_w() {
         let (z_star, w_star) = complementary_pair(&mut rng, n, integers);
         let q = &w_star - &m * &z_star;
         let Outcome::Solution(s) = lemke(&m, &q) else {
-            panic!("trial {trial}: PSD problem with a solution not solved: {m} {q}");
+            panic!(
+                "trial {trial}: PSD problem with a solution not solved: {:?} {m} {q}",
+                lemke(&m, &q)
+            );
         };
         check_solution(&m, &q, &s.z, 1e-9).expect("checked");
         // Every solution of a PSD LCP has the same w (Baraff §8.1).
