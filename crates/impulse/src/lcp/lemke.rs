@@ -19,8 +19,8 @@
 //!   solution and the run stops there. Without this, frictional impulse problems with many
 //!   contacts ended on rays that started at `z₀ ≈ 1e-15` (about 1 % of random ones).
 //! - **Basis.** The inverse of the basis matrix is kept explicitly, updated by a rank-one
-//!   change per pivot, and formed afresh from the basis columns every `refactor_every` pivots so
-//!   rounding does not pile up. The answer is computed again from its final basis by one LU
+//!   change per pivot (`O(n²)`), and formed afresh from the basis columns every `max(64, n)`
+//!   pivots so rounding does not pile up. The answer is computed again from its final basis by one LU
 //!   solve and checked against `M` and `q` themselves.
 //! - **Scaling.** The problem is first scaled symmetrically, `M̃ = D M D`, `q̃ = D q / s`, with
 //!   `Dᵢ = 1/√(largest |entry| in row or column i)` and `s = ‖D q‖∞`, so that tolerances do not
@@ -246,8 +246,9 @@ pub struct LemkeOptions {
     pub covering: Option<DVector<f64>>,
     /// The pivot limit (when `None`: `max(1000, 50 n)`; the expected count is about `n`).
     pub max_pivots: Option<usize>,
-    /// Pivots between fresh factorisations of the basis.
-    pub refactor_every: usize,
+    /// Pivots between fresh factorisations of the basis (when `None`: `max(64, n)`; a
+    /// factorisation costs about as much as `n` pivots).
+    pub refactor_every: Option<usize>,
     /// Relative accuracy a solution must meet: `z ≥ −tol ‖z‖∞`, `wᵢ ≥ −tol sᵢ` and
     /// `min(zᵢ/‖z‖∞, wᵢ/sᵢ) ≤ tol`, with `sᵢ = |qᵢ| + Σⱼ |Mᵢⱼ| ‖z‖∞` the size of what
     /// makes up `wᵢ`.
@@ -259,7 +260,7 @@ impl Default for LemkeOptions {
         LemkeOptions {
             covering: None,
             max_pivots: None,
-            refactor_every: 64,
+            refactor_every: None,
             tolerance: 1e-9,
         }
     }
@@ -373,11 +374,11 @@ pub fn check_solution(
     }
     let z_scale = z.amax().max(f64::MIN_POSITIVE);
     let w = m * z + q;
+    let rows = row_sums(m);
     for i in 0..n {
         // Rounding in wᵢ is relative to |qᵢ| and to row i of M times the size of z (an
         // error in z is relative to all of z, not to each component).
-        let row = (0..n).map(|j| m[(i, j)].abs()).sum::<f64>();
-        let w_scale = (q[i].abs() + row * z_scale).max(f64::MIN_POSITIVE);
+        let w_scale = (q[i].abs() + rows[i] * z_scale).max(f64::MIN_POSITIVE);
         if z[i] < -tolerance * z_scale {
             return Err(format!("z[{i}] = {:e} < 0", z[i]));
         }
@@ -406,15 +407,14 @@ pub fn check_ray(m: &DMatrix<f64>, direction: &DVector<f64>, tolerance: f64) -> 
         return Err("direction is zero or not finite".into());
     }
     let response = m * direction;
+    let rows = row_sums(m);
     for i in 0..n {
         if direction[i] < -tolerance * scale {
             return Err(format!("direction[{i}] = {:e} < 0", direction[i]));
         }
-        let terms = (0..n)
-            .map(|j| (m[(i, j)] * direction[j]).abs())
-            .sum::<f64>();
+        // Rounding in (M zʰ)ᵢ is relative to row i of M times the size of zʰ.
         if direction[i] > tolerance * scale
-            && response[i] > tolerance * terms.max(f64::MIN_POSITIVE)
+            && response[i] > tolerance * (rows[i] * scale).max(f64::MIN_POSITIVE)
         {
             return Err(format!(
                 "direction[{i}] = {:e} > 0 but (M zʰ)[{i}] = {:e} > 0",
@@ -425,10 +425,22 @@ pub fn check_ray(m: &DMatrix<f64>, direction: &DVector<f64>, tolerance: f64) -> 
     Ok(())
 }
 
+/// `Σⱼ |Mᵢⱼ|` for every row (one pass in storage order).
+fn row_sums(m: &DMatrix<f64>) -> Vec<f64> {
+    let mut sums = vec![0.0; m.nrows()];
+    for column in m.column_iter() {
+        for (sum, v) in sums.iter_mut().zip(column.iter()) {
+            *sum += v.abs();
+        }
+    }
+    sums
+}
+
 /// The problem scaled for pivoting: `M̃ = D M D`, `q̃ = D q / s`, `d̃ = D d`; the original `z`
 /// is `s D z̃` and the original `z₀` is `s z̃₀`.
 struct Scaled {
     n: usize,
+    /// `M̃`, formed only for a Lemke run (a warm start scales just its block).
     m: DMatrix<f64>,
     q: DVector<f64>,
     d: DVector<f64>,
@@ -455,16 +467,12 @@ impl Scaled {
                 expected: n,
             });
         }
-        for j in 0..n {
-            for i in 0..n {
-                if !m[(i, j)].is_finite() {
-                    return Err(LcpError::NonFinite {
-                        what: "M",
-                        row: i,
-                        column: j,
-                    });
-                }
-            }
+        if let Some(k) = m.iter().position(|v| !v.is_finite()) {
+            return Err(LcpError::NonFinite {
+                what: "M",
+                row: k % n,
+                column: k / n,
+            });
         }
         if let Some(i) = (0..n).find(|&i| !q[i].is_finite()) {
             return Err(LcpError::NonFinite {
@@ -496,20 +504,29 @@ impl Scaled {
             }
             None => DVector::from_element(n, 1.0),
         };
-        // Dᵢ = 1/√rᵢ with rᵢ the largest |entry| of row or column i, so |M̃ᵢⱼ| ≤ 1.
+        // Dᵢ = 1/√rᵢ with rᵢ the largest |entry| of row or column i, so |M̃ᵢⱼ| ≤ 1 (one pass
+        // in storage order).
+        let mut largest = vec![0.0f64; n];
+        for (j, column) in m.column_iter().enumerate() {
+            for (i, v) in column.iter().enumerate() {
+                let v = v.abs();
+                largest[i] = largest[i].max(v);
+                largest[j] = largest[j].max(v);
+            }
+        }
         let row_scale = DVector::from_fn(n, |i, _| {
-            let r = (0..n).fold(0.0f64, |acc, j| {
-                acc.max(m[(i, j)].abs()).max(m[(j, i)].abs())
-            });
-            if r > 0.0 { 1.0 / r.sqrt() } else { 1.0 }
+            if largest[i] > 0.0 {
+                1.0 / largest[i].sqrt()
+            } else {
+                1.0
+            }
         });
         let dq = q.component_mul(&row_scale);
         let q_scale = dq.amax();
         let q_scale = if q_scale > 0.0 { q_scale } else { 1.0 };
-        let scaled_m = DMatrix::from_fn(n, n, |i, j| row_scale[i] * m[(i, j)] * row_scale[j]);
         Ok(Scaled {
             n,
-            m: scaled_m,
+            m: DMatrix::zeros(0, 0),
             q: dq / q_scale,
             d: covering.component_mul(&row_scale),
             row_scale,
@@ -536,7 +553,8 @@ impl Scaled {
         let k = set.len();
         let mut z = DVector::zeros(self.n);
         if k > 0 {
-            let block = DMatrix::from_fn(k, k, |a, b| self.m[(set[a], set[b])]);
+            let d = &self.row_scale;
+            let block = DMatrix::from_fn(k, k, |a, b| d[set[a]] * m[(set[a], set[b])] * d[set[b]]);
             let rhs = DVector::from_fn(k, |a, _| -self.q[set[a]]);
             let z_l = block.lu().solve(&rhs)?;
             for (a, &i) in set.iter().enumerate() {
@@ -548,7 +566,7 @@ impl Scaled {
 
     /// Lemke's algorithm from the all-`w` basis.
     fn lemke(
-        &self,
+        mut self,
         m: &DMatrix<f64>,
         q: &DVector<f64>,
         options: &LemkeOptions,
@@ -566,8 +584,11 @@ impl Scaled {
                 regularization: 0.0,
             });
         }
+        let d = &self.row_scale;
+        self.m = DMatrix::from_fn(n, n, |i, j| d[i] * m[(i, j)] * d[j]);
         let max_pivots = options.max_pivots.unwrap_or((50 * n).max(1000));
-        let mut t = Tableau::new(self);
+        let refactor_every = options.refactor_every.unwrap_or(n.max(64)).max(1);
+        let mut t = Tableau::new(&self);
         // First pivot: z₀ enters at the row needing the largest z₀, least lexicographically
         // among ties ((q̃ᵢ, eᵢ)/d̃ᵢ least: the tied row of highest index).
         let zero = self.zero();
@@ -601,7 +622,7 @@ impl Scaled {
             if leaving == t.z0() {
                 return self.solution(m, q, &t, pivots, start, options.tolerance);
             }
-            if pivots % options.refactor_every.max(1) == 0 && !t.refactor(self) {
+            if pivots % refactor_every == 0 && !t.refactor(&self) {
                 return Outcome::Singular { pivots };
             }
             entering = t.complement(leaving);
