@@ -21,7 +21,8 @@
 //! Layers, from the bottom: [`math`] and [`integrate`]; [`geometry`] (shapes, meshes, mass
 //! properties); [`dynamics`] (bodies and their free motion); [`collision`] (closest features,
 //! broad phases, time-of-impact bounds, the heap); [`response`] (frictional collisions and
-//! microcollisions); [`world`] (the simulation loop); [`scene`] (files → worlds); [`run`],
+//! microcollisions); [`lcp`] (linear complementarity for constraint-based contact: Lemke's
+//! algorithm and Baraff's contact problems); [`world`] (the simulation loop); [`scene`] (files → worlds); [`run`],
 //! [`output`] and [`record`] (running and recording). See `docs/ARCHITECTURE.md` for how one
 //! step flows through them.
 

@@ -323,8 +323,12 @@ fn ball_collision_impulses_match_the_closed_forms() {
         let contact = ContactPoint::new(Some(0), None, Point::origin(), Vec3::z())
             .with_restitution(e)
             .with_friction(mu);
-        let system =
-            ContactSystem::new(std::slice::from_ref(&ball), &[contact.clone()], 1e-9).unwrap();
+        let system = ContactSystem::new(
+            std::slice::from_ref(&ball),
+            std::slice::from_ref(&contact),
+            1e-9,
+        )
+        .unwrap();
         let frictionless = collide(&system, false, None, &options()).unwrap();
         let p = frictionless.impulses[0];
         assert!((p.z - (1.0 + e) * m * u).abs() < 1e-12 * m * u);

@@ -102,7 +102,7 @@ fn basic_point(m: &DMatrix<f64>, q: &DVector<f64>, set: &[usize]) -> Option<DVec
     }
     let block = DMatrix::from_fn(k, k, |a, b| m[(set[a], set[b])]);
     let scale = block.amax();
-    if !(scale > 0.0) {
+    if scale.is_nan() || scale <= 0.0 {
         return None;
     }
     let lu = block.full_piv_lu();

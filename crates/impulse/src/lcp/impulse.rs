@@ -83,7 +83,7 @@ pub enum CollisionError {
     /// Bad input.
     Input(LcpError),
     /// Lemke ended without a solution (a ray, the pivot limit, or a breakdown).
-    Unsolved(Outcome),
+    Unsolved(Box<Outcome>),
 }
 
 impl std::fmt::Display for CollisionError {
@@ -91,7 +91,7 @@ impl std::fmt::Display for CollisionError {
         match self {
             CollisionError::Input(e) => write!(f, "collision impulses: {e}"),
             CollisionError::Unsolved(o) => {
-                let what = match o {
+                let what = match o.as_ref() {
                     Outcome::Ray(_) => "ended on a ray",
                     Outcome::PivotLimit { .. } => "reached the pivot limit",
                     _ => "broke down numerically",
@@ -134,7 +134,7 @@ pub fn collide(
                     restitution_scale: scale,
                 })
             }
-            other => Err(CollisionError::Unsolved(other)),
+            other => Err(CollisionError::Unsolved(Box::new(other))),
         }
     };
     // Rounding allowance for "no energy added": 1e-12 of the work terms Σ |Pᵢ·sᵢ| (rounding

@@ -321,7 +321,7 @@ pub fn solve_regularized(
         return Ok(plain);
     }
     let scale = m.amax();
-    if !(scale > 0.0) {
+    if scale.is_nan() || scale <= 0.0 {
         return Ok(plain);
     }
     let mut pivots = match &plain {
@@ -403,7 +403,7 @@ pub fn check_ray(m: &DMatrix<f64>, direction: &DVector<f64>, tolerance: f64) -> 
         return Err("sizes differ".into());
     }
     let scale = direction.amax();
-    if !(scale > 0.0) || !direction.iter().all(|v| v.is_finite()) {
+    if scale.is_nan() || scale <= 0.0 || !direction.iter().all(|v| v.is_finite()) {
         return Err("direction is zero or not finite".into());
     }
     let response = m * direction;
@@ -700,7 +700,7 @@ impl Scaled {
             direction[entering - n] = self.row_scale[entering - n];
         }
         let largest = direction.amax();
-        if !(largest > 0.0) || !largest.is_finite() {
+        if largest.is_nan() || largest <= 0.0 || !largest.is_finite() {
             return Outcome::Singular { pivots };
         }
         direction /= largest;

@@ -285,8 +285,8 @@ fn quantecon_768_regression() {
     let numpy = [
         0.0, 0.00678811, 0.21519076, 0.0, 0.00566765, 0.0, 0.0, 0.22242982, 0.0, 0.0,
     ];
-    for i in 0..10 {
-        assert!((s.z[i] - numpy[i]).abs() < 1e-8, "z[{i}] = {}", s.z[i]);
+    for (i, expected) in numpy.iter().enumerate() {
+        assert!((s.z[i] - expected).abs() < 1e-8, "z[{i}] = {}", s.z[i]);
     }
     let oracle = basic_solutions(&m, &q, 1e-9).unwrap();
     assert_eq!(oracle.len(), 1);
