@@ -69,3 +69,12 @@ pub use response::{ResponseKind, RestitutionLaw};
 
 pub use dynamics::{BodyDesc, BodyId, BodyState, Material, MaterialError, MotionType, RigidBody};
 pub use world::{EnergyBound, MicrocollisionClusters, SettingsError, Sleep, World, WorldSettings};
+
+/// Linear complementarity for constraint-based contact: Lemke's algorithm, its oracle, Baraff's
+/// contact problems. (Implementation detail like the modules above; until the constraint model
+/// calls it, only the tests and benchmarks do.)
+#[cfg(feature = "internals")]
+pub mod lcp;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod lcp;
