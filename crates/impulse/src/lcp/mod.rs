@@ -35,4 +35,6 @@ pub use lemke::{
 #[cfg(test)]
 mod baraff_tests;
 #[cfg(test)]
+mod friction_tests;
+#[cfg(test)]
 mod oracle_tests;
