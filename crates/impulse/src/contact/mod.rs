@@ -14,6 +14,7 @@
 //! by projected Gauss–Seidel ([`gauss_seidel`]); an impulse LCP solved by Lemke's algorithm
 //! (Baraff ch. 13) is a second implementation of the same trait, over the same problem.
 
+pub(crate) mod constraint;
 pub(crate) mod gauss_seidel;
 mod warm_start;
 

@@ -127,6 +127,14 @@ pub struct ContactPoint {
     pub friction: f64,
     /// Coefficient of restitution e ∈ [0, 1] (collisions only).
     pub restitution: f64,
+    /// Drift correction added to the free normal acceleration `a_N` (force problems only):
+    /// with `a_N + bias ≥ 0` the solve holds the contact to an acceleration of `−bias`, which a
+    /// caller sets from the gap and its rate to bring a drifting contact back to touching.
+    pub bias: f64,
+    /// Slip correction (force problems only): the free tangential acceleration gains
+    /// `slip_damping · s_t`, so that a contact that sticks (`a_t = 0` in the solve) has its
+    /// residual slip `s_t` decay at that rate instead of keeping it.
+    pub slip_damping: f64,
 }
 
 impl ContactPoint {
@@ -141,6 +149,8 @@ impl ContactPoint {
             point_velocity: None,
             friction: 0.0,
             restitution: 0.0,
+            bias: 0.0,
+            slip_damping: 0.0,
         }
     }
 
@@ -283,6 +293,12 @@ fn check_contact(i: usize, c: &ContactPoint, bodies: usize) -> Result<(), Contac
     if !(0.0..=1.0).contains(&c.restitution) {
         return Err(bad("restitution", "in [0, 1]"));
     }
+    if !c.bias.is_finite() {
+        return Err(bad("bias", "finite"));
+    }
+    if !(c.slip_damping.is_finite() && c.slip_damping >= 0.0) {
+        return Err(bad("slip_damping", "finite and non-negative"));
+    }
     Ok(())
 }
 
@@ -365,8 +381,9 @@ impl ContactSystem {
             };
             let ty = normal.cross(&tx);
             let frame = Mat3::from_columns(&[normal, tx, ty]);
-            let a_n = normal.dot(&s_dot) + n_dot.dot(&s);
-            free.push(Vec3::new(a_n, tx.dot(&s_dot), ty.dot(&s_dot)));
+            let a_n = normal.dot(&s_dot) + n_dot.dot(&s) + c.bias;
+            let damped = s_dot + slip * c.slip_damping;
+            free.push(Vec3::new(a_n, tx.dot(&damped), ty.dot(&damped)));
             velocity.push(frame.transpose() * s);
             frames.push(frame);
             sliding.push(slides);

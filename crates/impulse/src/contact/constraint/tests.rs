@@ -1,0 +1,259 @@
+//! A constraint group on its own, against closed forms: resting, sliding to a stop on a ramp,
+//! sticking below the friction angle, a ball sliding into rolling, a stack.
+
+use super::held::{Geometry, HeldContact, Side};
+use super::*;
+use crate::math::{Quat, Vec3};
+
+const G: f64 = 9.81;
+
+fn holding() -> Holding {
+    Holding {
+        tolerance: Tolerance::default(),
+        sliding_speed: 1e-4,
+        stiffness: 100.0,
+        release_gap: 1e-3,
+    }
+}
+
+fn box_member(m: f64, size: Vec3, gravity: Vec3) -> Member {
+    let (x, y, z) = (size.x, size.y, size.z);
+    Member {
+        collider: 0,
+        body: BodyId(0),
+        inverse_mass: 1.0 / m,
+        principal_inertia: Vec3::new(y * y + z * z, x * x + z * z, x * x + y * y) * (m / 12.0),
+        force: gravity * m,
+        torque: Vec3::zeros(),
+    }
+}
+
+fn state(position: Vec3, orientation: Quat, velocity: Vec3, angular: Vec3) -> BodyState {
+    BodyState {
+        position,
+        orientation,
+        velocity,
+        angular_velocity: angular,
+    }
+}
+
+/// The bottom corners of a box (half extents `h`, body frame) as held contacts of member `k`
+/// on the fixed plane through `plane` with normal `n` (world).
+fn corners_on_plane(k: usize, h: Vec3, plane: Vec3, n: Vec3, mu: f64) -> Vec<HeldContact> {
+    [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+        .into_iter()
+        .map(|(sx, sy)| HeldContact {
+            pair: (k, 99),
+            a: Side::Member(k),
+            b: Side::Fixed,
+            geometry: Geometry::OnPlane {
+                core_a: Vec3::new(sx * h.x, sy * h.y, -h.z),
+                radius_a: 0.0,
+                plane_b: plane,
+                normal_b: n,
+            },
+            friction: mu,
+            restitution: 0.0,
+        })
+        .collect()
+}
+
+#[test]
+fn a_box_resting_on_the_ground_stays_and_its_normal_forces_carry_its_weight() {
+    // The chair on four legs (Baraff §8.1) in motion: 2 kg, 0.2 m cube at rest on z = 0 for
+    // 2 s. Its centre moves less than 1e-10 m (the integrator's absolute tolerance is 1e-12 a
+    // step), and the four normal forces at the start sum to m g (1e-9 relative): the LCP's
+    // acceleration is unique although the forces are not.
+    let m = 2.0;
+    let h = Vec3::repeat(0.1);
+    let gravity = Vec3::new(0.0, 0.0, -G);
+    let start = state(Vec3::new(0.0, 0.0, 0.1), Quat::identity(), Vec3::zeros(), Vec3::zeros());
+    let mut group = ContactGroup::new(
+        vec![box_member(m, h * 2.0, gravity)],
+        &[start],
+        corners_on_plane(0, h, Vec3::zeros(), Vec3::z(), 0.5),
+        holding(),
+        0.0,
+    );
+    let (bodies, points) = group.contact_problem();
+    let system = ContactSystem::new(&bodies, &points, 1e-4).unwrap();
+    let lcp = system.static_friction();
+    let Ok(Outcome::Solution(solution)) = lcp.solve(None, &LemkeOptions::default()) else {
+        panic!("no forces for a box at rest");
+    };
+    let total: f64 = lcp.normal_forces(&solution.z).iter().sum();
+    assert!((total - m * G).abs() < 1e-9 * m * G, "{total} vs {}", m * G);
+    let end = group.advance_to(2.0).unwrap();
+    assert!((end[0].position - start.position).norm() < 1e-10, "{:?}", end[0].position);
+    assert!(end[0].velocity.norm() < 1e-10);
+}
+
+/// A box sliding down (or up) a fixed ramp of angle `theta` (about y), at `speed` along the
+/// ramp's downhill direction, with friction `mu`: its centre's position along the downhill
+/// direction over time.
+fn ramp_group(theta: f64, speed: f64, mu: f64) -> (ContactGroup, Vec3) {
+    let m = 1.0;
+    let size = Vec3::new(0.2, 0.2, 0.1);
+    let gravity = Vec3::new(0.0, 0.0, -G);
+    let tilt = Quat::from_scaled_axis(Vec3::y() * theta);
+    let normal = tilt * Vec3::z();
+    let downhill = tilt * Vec3::x();
+    // Downhill is +x tilted down: the ramp's surface through the origin.
+    let downhill = if downhill.z > 0.0 { -downhill } else { downhill };
+    let centre = normal * (size.z / 2.0);
+    let start = state(centre, tilt, downhill * speed, Vec3::zeros());
+    let group = ContactGroup::new(
+        vec![box_member(m, size, gravity)],
+        &[start],
+        corners_on_plane(0, size / 2.0, Vec3::zeros(), normal, mu),
+        holding(),
+        0.0,
+    );
+    (group, downhill)
+}
+
+#[test]
+fn a_block_sliding_down_a_ramp_stops_when_theory_says_and_stays() {
+    // Mirtich's V1 under constraint-based contact: a block on a 20° ramp with μ = 0.5 at
+    // 1 m/s downhill decelerates at g (μ cos θ − sin θ) and stops at t = v₀ / (g (μ cos θ −
+    // sin θ)) = 0.80 s (within 0.5 %), after v₀² / (2 g (μ cos θ − sin θ)) along the ramp; then it
+    // stays (less than 1e-6 m over the next 2 s).
+    let (theta, v0, mu) = (20f64.to_radians(), 1.0, 0.5);
+    let deceleration = G * (mu * theta.cos() - theta.sin());
+    let stop = v0 / deceleration;
+    let (mut group, downhill) = ramp_group(theta, v0, mu);
+    let start = group.member_state(0).position;
+    // Find the stop: the first sample whose downhill speed is below the sliding threshold
+    // (1e-4 m/s), where dynamic friction ends and static friction takes over.
+    let mut t = 0.0;
+    let mut stopped_at = None;
+    while t < 2.0 * stop {
+        t += 1e-3;
+        let s = group.advance_to(t).unwrap()[0];
+        if stopped_at.is_none() && s.velocity.dot(&downhill) < 1e-4 {
+            stopped_at = Some(t);
+        }
+    }
+    let stopped_at = stopped_at.expect("the block stops");
+    assert!(
+        (stopped_at - stop).abs() < 5e-3 * stop,
+        "stopped at {stopped_at} s, theory {stop} s"
+    );
+    let travelled = (group.member_state(0).position - start).dot(&downhill);
+    let expected = v0 * v0 / (2.0 * deceleration);
+    assert!(
+        (travelled - expected).abs() < 5e-3 * expected,
+        "{travelled} m vs {expected} m"
+    );
+    let rest = group.member_state(0).position;
+    let later = group.advance_to(t + 2.0).unwrap()[0].position;
+    assert!((later - rest).norm() < 1e-6, "crept {} m", (later - rest).norm());
+}
+
+#[test]
+fn a_box_at_rest_on_a_slope_below_the_friction_angle_stays() {
+    // 25° slope, μ = 0.6 > tan 25° = 0.466: static friction holds it; its centre moves less
+    // than 1e-6 m in 10 s (issue 35's bound).
+    let (mut group, _) = ramp_group(25f64.to_radians(), 0.0, 0.6);
+    let start = group.member_state(0).position;
+    let end = group.advance_to(10.0).unwrap()[0].position;
+    assert!((end - start).norm() < 1e-6, "moved {} m", (end - start).norm());
+}
+
+#[test]
+fn a_ball_sliding_on_the_ground_starts_rolling_at_two_sevenths() {
+    // A solid ball (r = 0.1 m, 1 kg) launched sliding at v₀ = 2 m/s with no spin, μ = 0.2:
+    // friction μ m g slows it and spins it up until v = r ω at t = 2 v₀ / (7 μ g) (within 1 %),
+    // then it rolls at 5 v₀ / 7 (1e-3 relative), its slip decaying below 1e-4 m/s.
+    let (r, m, v0, mu) = (0.1, 1.0, 2.0, 0.2);
+    let gravity = Vec3::new(0.0, 0.0, -G);
+    let member = Member {
+        collider: 0,
+        body: BodyId(0),
+        inverse_mass: 1.0 / m,
+        principal_inertia: Vec3::repeat(0.4 * m * r * r),
+        force: gravity * m,
+        torque: Vec3::zeros(),
+    };
+    let contact = HeldContact {
+        pair: (0, 99),
+        a: Side::Member(0),
+        b: Side::Fixed,
+        geometry: Geometry::OnPlane {
+            core_a: Vec3::zeros(),
+            radius_a: r,
+            plane_b: Vec3::zeros(),
+            normal_b: Vec3::z(),
+        },
+        friction: mu,
+        restitution: 0.0,
+    };
+    let start = state(Vec3::new(0.0, 0.0, r), Quat::identity(), Vec3::x() * v0, Vec3::zeros());
+    let mut group = ContactGroup::new(vec![member], &[start], vec![contact], holding(), 0.0);
+    let roll = 2.0 * v0 / (7.0 * mu * G);
+    let slip = |s: &BodyState| s.velocity.x - r * s.angular_velocity.y;
+    let mut t = 0.0;
+    let mut rolling_at = None;
+    while t < 2.0 * roll {
+        t += 1e-3;
+        let s = group.advance_to(t).unwrap()[0];
+        if rolling_at.is_none() && slip(&s) < 1e-3 {
+            rolling_at = Some(t);
+        }
+    }
+    let rolling_at = rolling_at.expect("the ball rolls");
+    assert!((rolling_at - roll).abs() < 1e-2 * roll, "{rolling_at} vs {roll}");
+    let s = group.advance_to(2.0 * roll + 0.5).unwrap()[0];
+    assert!((s.velocity.x - 5.0 * v0 / 7.0).abs() < 1e-3 * v0, "{}", s.velocity.x);
+    assert!(slip(&s).abs() < 1e-4, "slip {}", slip(&s));
+    assert!((s.position.z - r).abs() < 1e-9, "height {}", s.position.z);
+}
+
+#[test]
+fn a_stack_of_three_boxes_rests_and_each_layer_carries_the_weight_above() {
+    // Three 1 kg, 0.2 m cubes stacked on the ground: each interface's normal forces sum to the
+    // weight above it (1e-9 relative), and over 3 s the top moves less than 1e-9 m.
+    let h = Vec3::repeat(0.1);
+    let gravity = Vec3::new(0.0, 0.0, -G);
+    let members: Vec<Member> = (0..3)
+        .map(|k| Member {
+            collider: k,
+            ..box_member(1.0, h * 2.0, gravity)
+        })
+        .collect();
+    let states: Vec<BodyState> = (0..3)
+        .map(|k| {
+            state(
+                Vec3::new(0.0, 0.0, 0.1 + 0.2 * k as f64),
+                Quat::identity(),
+                Vec3::zeros(),
+                Vec3::zeros(),
+            )
+        })
+        .collect();
+    let mut contacts = corners_on_plane(0, h, Vec3::zeros(), Vec3::z(), 0.5);
+    for k in 1..3 {
+        for mut c in corners_on_plane(k, h, Vec3::new(0.0, 0.0, 0.1), Vec3::z(), 0.5) {
+            c.b = Side::Member(k - 1);
+            c.pair = (k, k - 1);
+            contacts.push(c);
+        }
+    }
+    let mut group = ContactGroup::new(members, &states, contacts, holding(), 0.0);
+    let (bodies, points) = group.contact_problem();
+    let system = ContactSystem::new(&bodies, &points, 1e-4).unwrap();
+    let lcp = system.static_friction();
+    let Ok(Outcome::Solution(solution)) = lcp.solve(None, &LemkeOptions::default()) else {
+        panic!("no forces for a stack at rest");
+    };
+    let normal = lcp.normal_forces(&solution.z);
+    for layer in 0..3 {
+        let carried: f64 = normal[4 * layer..4 * layer + 4].iter().sum();
+        let weight = (3 - layer) as f64 * G;
+        assert!((carried - weight).abs() < 1e-9 * weight, "layer {layer}: {carried}");
+    }
+    let top = states[2].position;
+    let end = group.advance_to(3.0).unwrap()[2].position;
+    assert!((end - top).norm() < 1e-9, "top moved {} m", (end - top).norm());
+}
+
