@@ -15,6 +15,9 @@
 //! (Baraff ch. 13) is a second implementation of the same trait, over the same problem.
 
 pub(crate) mod gauss_seidel;
+/// Contact kinematics for constraint-based contact: d, ḋ and d̈ = J·acc + κ, and the slip rows.
+#[allow(dead_code)] // until the constraint model (issue 35) poses its LCP from it
+pub(crate) mod kinematics;
 mod warm_start;
 
 pub(crate) use warm_start::WarmStart;
