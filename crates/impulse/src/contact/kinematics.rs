@@ -312,9 +312,12 @@ pub(crate) fn region_kinematics(
 
 /// The kinematics of the contact of parts `a` and `b` at `point` (world; on or between the
 /// surfaces, e.g. a corner of the contact region), `normal` the narrow phase's unit normal from
-/// b towards a. `tolerance` (a length) decides which feature each part touches with: the
-/// points within it of the part's extreme plane along the normal are its support set, and a
-/// point within it (across the normal) of a vertex or an edge of that set is on it.
+/// b towards a. `tolerance` (a length, the manifold's) decides which points of a part touch:
+/// those within it of the part's extreme plane along the normal, its support set. Whether the
+/// point is on a vertex or an edge of that set (or at the end of a side, on a rim) is decided
+/// across the normal to [`LATERAL_TOLERANCE`] of the parts' size (or `tolerance` if smaller):
+/// manifold corners and closest points lie there to rounding, and a ball rolling on a face
+/// close to its edge is still on the face.
 pub(crate) fn contact_kinematics(
     a: &ContactSide,
     b: &ContactSide,
@@ -343,6 +346,10 @@ pub(crate) fn contact_kinematics(
         return Err(Degenerate::Region); // two planes
     };
     let tolerance = tolerance.max(1e-12 * length);
+    let tolerances = Tolerances {
+        along: tolerance,
+        across: tolerance.min(LATERAL_TOLERANCE * length),
+    };
 
     // Which feature each part touches with (`toward`: the direction to the other part).
     let frame_a = Frame::of(a, -1.0);
@@ -350,16 +357,16 @@ pub(crate) fn contact_kinematics(
     let local_point = |s: &ContactSide| s.pose.inverse_transform_point(point).coords;
     let (ya, yb) = (local_point(a), local_point(b));
     let (ua, ub) = (frame_a.local(&n0), frame_b.local(&n0));
-    let mut local_a = classify(a.convex, &ua, &ya, tolerance, false);
-    let mut local_b = classify(b.convex, &ub, &yb, tolerance, false);
+    let mut local_a = classify(a.convex, &ua, &ya, &tolerances, false);
+    let mut local_b = classify(b.convex, &ub, &yb, &tolerances, false);
     // A vertex against a vertex or an edge has no normal, unless the other side lies flat
     // (a box on a box with flush sides): its face is then the plane the vertex rests on.
     let pointlike = |l: &Local| l.kind == FeatureKind::Vertex;
     let flat_sharp = |l: &Local| l.flat && matches!(l.kind, FeatureKind::Vertex | FeatureKind::Edge);
     if pointlike(&local_a) && flat_sharp(&local_b) {
-        local_b = classify(b.convex, &ub, &yb, tolerance, true);
+        local_b = classify(b.convex, &ub, &yb, &tolerances, true);
     } else if pointlike(&local_b) && flat_sharp(&local_a) {
-        local_a = classify(a.convex, &ua, &ya, tolerance, true);
+        local_a = classify(a.convex, &ua, &ya, &tolerances, true);
     }
     if local_a.kinks.len() + local_b.kinks.len() > 2 {
         return Err(Degenerate::Region);
@@ -500,6 +507,18 @@ pub(crate) fn contact_kinematics(
     Ok(result)
 }
 
+/// How near (relative to the parts' size) a point must lie across the normal to a vertex or an
+/// edge, a side's end or a cap's rim, to be on it: the narrow phase's points are exact there to
+/// rounding, GJK's against curved cores to ~1e-7 of the size.
+pub(crate) const LATERAL_TOLERANCE: f64 = 1e-6;
+
+/// The classification's tolerances: along the normal (which points touch) and across it.
+#[derive(Clone, Copy, Debug)]
+struct Tolerances {
+    along: f64,
+    across: f64,
+}
+
 /// Least singular value of the scaled bordered matrix at zero distance below which a contact
 /// has no normal: its rows would then grow as the inverse of it (κ ~ v²/(σ L)).
 const MIN_REGULARITY: f64 = 1e-9;
@@ -613,7 +632,8 @@ impl Local {
 /// The feature of `convex` that touches at `y` (own frame, between the surfaces), `u` the unit
 /// direction towards the other part (own frame). With `prefer_face`, a part lying flat answers
 /// with its face even at a vertex or an edge of it.
-fn classify(convex: &Convex, u: &Vec3, y: &Vec3, tolerance: f64, prefer_face: bool) -> Local {
+fn classify(convex: &Convex, u: &Vec3, y: &Vec3, tolerances: &Tolerances, prefer_face: bool) -> Local {
+    let Tolerances { along, across } = *tolerances;
     match convex {
         Convex::HalfSpace => Local::face(Vec3::new(y.x, y.y, 0.0), &Vec3::z()),
         Convex::Sphere { radius } => Local {
@@ -636,8 +656,8 @@ fn classify(convex: &Convex, u: &Vec3, y: &Vec3, tolerance: f64, prefer_face: bo
             half_height,
         } => {
             // The side faces the other part where the manifold takes its line (manifold.rs).
-            let side = 2.0 * half_height * u.z.abs() <= tolerance;
-            if side && y.z.abs() < half_height - tolerance {
+            let side = 2.0 * half_height * u.z.abs() <= along;
+            if side && y.z.abs() < half_height - across {
                 Local {
                     kind: FeatureKind::Side,
                     smooth: Smooth::Ball {
@@ -674,18 +694,18 @@ fn classify(convex: &Convex, u: &Vec3, y: &Vec3, tolerance: f64, prefer_face: bo
                 kinks: Vec::new(),
                 flat: false,
             };
-            if 2.0 * radius * radial <= tolerance {
+            if 2.0 * radius * radial <= along {
                 // The cap lies flat: its rim points are material points, its inside a face.
                 let cap = half_height.copysign(u.z);
-                let across = y.x.hypot(y.y);
-                if across >= radius - tolerance && !prefer_face {
-                    let p = Vec3::new(radius * y.x / across, radius * y.y / across, cap);
+                let out = y.x.hypot(y.y);
+                if out >= radius - across && !prefer_face {
+                    let p = Vec3::new(radius * y.x / out, radius * y.y / out, cap);
                     Local::vertex(p, true)
                 } else {
                     Local::face(Vec3::new(y.x, y.y, cap), &Vec3::z().scale(1.0f64.copysign(u.z)))
                 }
-            } else if 2.0 * half_height * u.z.abs() <= tolerance {
-                if y.z.abs() >= half_height - tolerance {
+            } else if 2.0 * half_height * u.z.abs() <= along {
+                if y.z.abs() >= half_height - across {
                     rim(y.z)
                 } else {
                     Local {
@@ -709,7 +729,7 @@ fn classify(convex: &Convex, u: &Vec3, y: &Vec3, tolerance: f64, prefer_face: bo
                 .map(|v| v.coords.dot(u))
                 .fold(f64::NEG_INFINITY, f64::max);
             let support: Vec<u32> = (0..vertices.len() as u32)
-                .filter(|&i| vertices[i as usize].coords.dot(u) >= top - tolerance)
+                .filter(|&i| vertices[i as usize].coords.dot(u) >= top - along)
                 .collect();
             let flat = support.len() >= 3;
             let face = || {
@@ -726,19 +746,19 @@ fn classify(convex: &Convex, u: &Vec3, y: &Vec3, tolerance: f64, prefer_face: bo
                 return face();
             }
             // Distance across u (in the contact plane).
-            let across = |v: &Vec3| {
+            let apart = |v: &Vec3| {
                 let d = y - v;
                 (d - u * d.dot(u)).norm()
             };
             let nearest_vertex = support
                 .iter()
-                .map(|&i| (i, across(&vertices[i as usize].coords)))
+                .map(|&i| (i, apart(&vertices[i as usize].coords)))
                 .min_by(|x, y| x.1.total_cmp(&y.1));
             match nearest_vertex {
                 Some((i, _)) if support.len() == 1 => {
                     return Local::vertex(vertices[i as usize].coords, false);
                 }
-                Some((i, gap)) if gap <= tolerance => {
+                Some((i, gap)) if gap <= across => {
                     return Local::vertex(vertices[i as usize].coords, flat);
                 }
                 _ => {}
@@ -760,11 +780,11 @@ fn classify(convex: &Convex, u: &Vec3, y: &Vec3, tolerance: f64, prefer_face: bo
                     let along = flatten(head - tail);
                     let t = (flatten(y - tail).dot(&along) / along.norm_squared()).clamp(0.0, 1.0);
                     let q = tail + (head - tail) * t;
-                    (q, (head - tail).normalize(), across(&q))
+                    (q, (head - tail).normalize(), apart(&q))
                 })
                 .min_by(|x, y| x.2.total_cmp(&y.2));
             match (edge, nearest_vertex) {
-                (Some((q, e, gap)), _) if gap <= tolerance || !flat => Local {
+                (Some((q, e, gap)), _) if gap <= across || !flat => Local {
                     kind: FeatureKind::Edge,
                     smooth: Smooth::Linear(q),
                     kinks: vec![e],
