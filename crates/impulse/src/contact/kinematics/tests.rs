@@ -884,8 +884,9 @@ fn kinematics_of(a: &Body, b: &Body) -> ContactKinematics {
 fn a_ball_rolling_on_the_ground_has_no_velocity_product_term() {
     // Rolling: the contact point's material velocity v + ω × (−r ẑ) is zero. Taking the
     // contact point as a material point of the ball would give κ = n·(ω × (ω × (−r ẑ))) =
-    // r|ω_t|² (its lowest point does accelerate upwards, as it swings round), and a rolling
-    // ball's normal force mg + m r |ω_t|²; the contact point moves over the ball instead, and
+    // r|ω_t|² (that point does accelerate upwards, towards the centre, as it swings round),
+    // and a rolling ball's normal force m(g − r|ω_t|²); the contact point moves over the ball
+    // instead, and
     // κ = 0: d̈ = v̇_z, the normal force is mg. Likewise ṡ = v̇ + ω̇ × (−r ẑ), no κ_t.
     let r = 0.25;
     let ground = Body::new(Shape::HalfSpace, Pose::identity());
@@ -1283,4 +1284,91 @@ fn a_ball_rolling_near_a_faces_edge_is_still_on_the_face() {
     assert_eq!(kin.features, (FeatureKind::Curved, FeatureKind::Edge));
     let v = ball.velocity.norm();
     assert!((kin.normal_row.bias - v * v / r).abs() < 1e-12 * v * v / r, "κ = {}", kin.normal_row.bias);
+}
+
+#[test]
+fn a_sliding_ball_starts_rolling_at_the_closed_form_time() {
+    // The slide-to-roll case, with the rows as the constraint model will use them: at
+    // every derivative evaluation one LCP row a = A f + b for the normal force, the force's
+    // direction n − μ ŝ fixed by dynamic friction (Baraff eq. 9-6):
+    //   A = J_n · M⁻¹w,  b = J_n·acc_free + κ,  f = max(0, −b/A),
+    // M⁻¹w the accelerations a unit force along n − μŝ at p_c gives. RK4 steps; the slip's
+    // rate from its row, ṡ = J_t·acc + κ_t, finds where it reaches zero (while the ball slides
+    // its motion is quadratic and its slip linear in t, so both are exact): t = 2v₀/(7μg).
+    // With κ replaced by the ball's lowest material point's centripetal term r|ω_t|² (up,
+    // towards the centre), the normal force m(g − r|ω_t|²) falls as the ball spins up, and is
+    // gone once r|ω_t|² > g (here at ω = 9.9 rad/s, short of rolling's 14.3): without
+    // friction it would not roll, and the row, asking too little force, lets it sink through
+    // the floor.
+    let (r, m, mu, g, v0) = (0.1, 2.0, 0.3, 9.81, 2.0);
+    let inertia = 0.4 * m * r * r;
+    let ground = Body::new(Shape::HalfSpace, Pose::identity());
+    let ball = Body::new(Shape::Sphere { radius: r }, Pose::identity());
+    let rest = RigidMotion::at_rest(Point::origin());
+    let side_b = ContactSide::of_part(&ground.model, &Pose::identity(), 0, rest);
+    // State: centre, velocity, angular velocity (a ball's orientation does not change its
+    // contact). Returns the state's rate and the slip's (along the first tangent, here x).
+    let derivative = |y: &[Vec3; 3], material: bool| -> ([Vec3; 3], f64, f64) {
+        let motion = RigidMotion {
+            center_of_mass: Point::from(y[0]),
+            velocity: y[1],
+            angular_velocity: y[2],
+        };
+        let pose = Pose::translation(y[0].x, y[0].y, y[0].z);
+        let side_a = ContactSide::of_part(&ball.model, &pose, 0, motion);
+        let point = Point::from(y[0] - Vec3::z() * r);
+        let kin = contact_kinematics(&side_a, &side_b, &point, &Vec3::z(), 1e-9).unwrap();
+        let s = kin.tangents[0] * kin.slip[0] + kin.tangents[1] * kin.slip[1];
+        let direction = kin.normal - s.normalize() * mu;
+        let arm = kin.point - motion.center_of_mass;
+        let per_force = Acceleration {
+            linear: direction / m,
+            angular: arm.cross(&direction) / inertia,
+        };
+        let free = Acceleration {
+            linear: Vec3::new(0.0, 0.0, -g),
+            angular: Vec3::zeros(),
+        };
+        let row = &kin.normal_row;
+        let kappa = if material {
+            let w = motion.angular_velocity;
+            kin.normal.dot(&w.cross(&w.cross(&(kin.points.0 - motion.center_of_mass))))
+        } else {
+            row.bias
+        };
+        let f = (-(row.a.dot(&free) + kappa) / row.a.dot(&per_force)).max(0.0);
+        let acceleration = Acceleration {
+            linear: free.linear + per_force.linear * f,
+            angular: per_force.angular * f,
+        };
+        let slip_rate = kin.slip_rows[0].value(&acceleration, &Acceleration::default());
+        ([y[1], acceleration.linear, acceleration.angular], kin.slip[0], slip_rate)
+    };
+    // When it starts rolling (if it does within 0.5 s), and how far its centre sank.
+    let roll = |material: bool| {
+        let mut y = [Vec3::new(0.0, 0.0, r), Vec3::new(v0, 0.0, 0.0), Vec3::zeros()];
+        let (dt, mut t, mut sunk) = (1e-3, 0.0, 0.0_f64);
+        while t < 0.5 {
+            let add = |y: &[Vec3; 3], k: &[Vec3; 3], h: f64| [y[0] + k[0] * h, y[1] + k[1] * h, y[2] + k[2] * h];
+            let (k1, slip, slip_rate) = derivative(&y, material);
+            if slip + slip_rate * dt <= 0.0 {
+                return (Some(t - slip / slip_rate), sunk);
+            }
+            let k2 = derivative(&add(&y, &k1, dt / 2.0), material).0;
+            let k3 = derivative(&add(&y, &k2, dt / 2.0), material).0;
+            let k4 = derivative(&add(&y, &k3, dt), material).0;
+            y = std::array::from_fn(|i| y[i] + (k1[i] + k2[i] * 2.0 + k3[i] * 2.0 + k4[i]) * (dt / 6.0));
+            t += dt;
+            sunk = sunk.max(r - y[0].z);
+        }
+        (None, sunk)
+    };
+    let expected = 2.0 * v0 / (7.0 * mu * g);
+    let (t, sunk) = roll(false);
+    let t = t.expect("it rolls");
+    assert!((t - expected).abs() < 1e-9 * expected, "rolls at {t} s, closed form {expected} s");
+    assert!(sunk.abs() < 1e-12, "the ball left the ground by {sunk}");
+    // Material-point rows: the ball sinks through the floor (0.65 m by 0.5 s) instead.
+    let (_, sunk) = roll(true);
+    assert!(sunk > 0.5, "material-point rows: sank {sunk}");
 }
