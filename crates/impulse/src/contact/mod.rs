@@ -14,11 +14,10 @@
 //! by projected Gauss–Seidel ([`gauss_seidel`]); an impulse LCP solved by Lemke's algorithm
 //! (Baraff ch. 13) is a second implementation of the same trait, over the same problem.
 
-#[allow(dead_code)] // wired into the event loop by the constraint contact model (issue 35)
 pub(crate) mod constraint;
 pub(crate) mod gauss_seidel;
 /// Contact kinematics for constraint-based contact: d, ḋ and d̈ = J·acc + κ, and the slip rows.
-#[allow(dead_code)] // until the constraint model (issue 35) poses its LCP from it
+#[allow(dead_code)] // the constraint model settles contact points with it; its rows are not used yet
 pub(crate) mod kinematics;
 mod warm_start;
 

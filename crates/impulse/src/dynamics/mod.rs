@@ -334,6 +334,9 @@ pub struct RigidBody {
     /// Asleep: at rest, out of gravity's pull, until an impulse wakes it (see
     /// [`RigidBody::fall_asleep`]).
     asleep: bool,
+    /// Held by a constraint group (constraint-based contact): its state is the group's, which
+    /// moves it (see [`RigidBody::hold`]).
+    held: bool,
 }
 
 impl RigidBody {
@@ -420,6 +423,7 @@ impl RigidBody {
             tolerance,
             finished_steps: (0, 0),
             asleep: false,
+            held: false,
         };
         if !body.kinetic_energy().is_finite() {
             return Err(BodyError::NonFinite {
@@ -584,6 +588,53 @@ impl RigidBody {
         self.state.velocity = Vec3::zeros();
         self.state.angular_velocity = Vec3::zeros();
         self.asleep = true;
+    }
+
+    /// Whether a constraint group holds the body (its motion is the group's).
+    pub fn is_held(&self) -> bool {
+        self.held
+    }
+
+    /// Hands a dynamic body's motion to a constraint group: its free flight ends, and from now
+    /// on the group sets its state ([`RigidBody::set_held_state`]) until it is released.
+    pub(crate) fn hold(&mut self) {
+        if !self.is_dynamic() || self.held {
+            return;
+        }
+        self.end_flight();
+        self.asleep = false;
+        self.held = true;
+    }
+
+    /// The state the holding group moved the body to.
+    pub(crate) fn set_held_state(&mut self, state: BodyState) {
+        self.state = state;
+    }
+
+    /// Gives a free body new velocities at `t` (a collision solved for several bodies at once)
+    /// and starts a new flight from them.
+    pub(crate) fn restart_with(
+        &mut self,
+        t: f64,
+        velocity: Vec3,
+        angular_velocity: Vec3,
+    ) -> Result<(), IntegrationError> {
+        if !self.is_dynamic() {
+            return Ok(());
+        }
+        self.state.velocity = velocity;
+        self.state.angular_velocity = angular_velocity;
+        self.asleep = false;
+        self.start_flight(t)
+    }
+
+    /// Lets a held body go at `t`: it starts a free flight from its present state.
+    pub(crate) fn release(&mut self, t: f64) -> Result<(), IntegrationError> {
+        if !self.held {
+            return Ok(());
+        }
+        self.held = false;
+        self.start_flight(t)
     }
 
     /// Wakes a sleeping body at time `t`: it starts a free flight from rest.

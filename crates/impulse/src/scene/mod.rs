@@ -235,8 +235,12 @@ impl<'c, 's> SceneReader<'c, 's> {
         if let Some(eps) = get("collision_epsilon").and_then(|v| v.positive()) {
             settings.collision_epsilon = eps;
         }
-        if let Some("impulse") = get("contact_model").and_then(|v| v.choice(&["impulse"])) {
-            settings.contact_model = ContactModel::Impulse;
+        if let Some(model) = get("contact_model").and_then(|v| v.choice(&["impulse", "constraint"]))
+        {
+            settings.contact_model = match model {
+                "constraint" => ContactModel::Constraint,
+                _ => ContactModel::Impulse,
+            };
         }
         if let Some(law) = get("restitution_law").and_then(|v| v.choice(&["stronge", "poisson"])) {
             settings.restitution_law = if law == "poisson" {

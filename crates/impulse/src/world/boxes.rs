@@ -45,9 +45,11 @@ impl EventLoop {
         self.schedule.period_end = self.schedule.period_origin
             + (self.schedule.period_index + 1) as f64 * world.settings.box_period;
         for c in 0..self.colliders.len() {
+            // (Links and held bodies are bounded by their envelopes, renewed below.)
             if self.colliders.moves(c, world)
                 && self.colliders.bounded(c)
                 && !self.colliders.is_link(c)
+                && self.colliders.held_by(c).is_none()
             {
                 self.colliders.sample(c, t, world)?;
                 let aabb = self
@@ -58,6 +60,9 @@ impl EventLoop {
         }
         for m in 0..self.colliders.link_colliders.len() {
             self.renew_envelope(m, t, Renewal::Period, world)?;
+        }
+        for g in world.groups.indices() {
+            self.renew_group(g, t, world)?;
         }
         let changes = self.broad.update();
         self.counters.broad_phase_pairs += changes.added.len() as u64;
@@ -123,6 +128,13 @@ impl EventLoop {
         world: &mut Participants<'_>,
         changed: &mut Vec<usize>,
     ) -> Result<(), SimulationError> {
+        if let Some(held) = self.colliders.held_by(c) {
+            self.renew_group(held.group, t, world)?;
+            if let Some(group) = world.groups.get(held.group) {
+                changed.extend(group.model.members.iter().map(|m| m.collider));
+            }
+            return Ok(());
+        }
         match self.colliders.multibody(c) {
             None => {
                 if self.colliders.dynamic(c, world) {

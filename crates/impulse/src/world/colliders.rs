@@ -8,6 +8,7 @@
 //! multibody (the articulated collision matrix of §5.3.3, impulse propagation through the
 //! tree of §5.3.4, the motion envelope that bounds it).
 
+use super::groups::{Groups, HeldMotion, advance_group};
 use super::{Collider, MaterialTable, SimulationError, WorldSettings};
 use crate::collision::CollisionModel;
 use crate::collision::bounds::{Symmetry, body_motion_bound, body_swept_box, free_angular_speed};
@@ -27,6 +28,8 @@ pub(crate) struct Participants<'a> {
     pub observations: &'a mut Observations,
     pub settings: &'a WorldSettings,
     pub materials: &'a MaterialTable<'a>,
+    /// Constraint groups (constraint-based contact), which move the bodies they hold.
+    pub groups: &'a mut Groups,
 }
 
 impl Participants<'_> {
@@ -65,6 +68,9 @@ pub(crate) struct Colliders {
     /// Each multibody's current motion envelope (for those with colliding links), which
     /// bounds its links' motion.
     pub(super) envelopes: Vec<Option<MotionEnvelope>>,
+    /// Per collider, the constraint group holding it and the bound on its motion there
+    /// (constraint-based contact).
+    held: Vec<Option<HeldMotion>>,
 }
 
 impl Colliders {
@@ -81,6 +87,7 @@ impl Colliders {
             symmetries: Vec::new(),
             unbounded: Vec::new(),
             envelopes: vec![None; multibodies.len()],
+            held: Vec::new(),
         };
         let push = |table: &mut Self, collider, model: CollisionModel, centre, anchor| {
             table.reach.push(model.reach_from(&centre));
@@ -127,7 +134,20 @@ impl Colliders {
             }
             table.link_colliders.push(indices);
         }
+        table.held = vec![None; table.kinds.len()];
         table
+    }
+
+    /// The group holding collider `c`, and the bound on its motion there.
+    #[inline]
+    pub(super) fn held_by(&self, c: usize) -> Option<HeldMotion> {
+        self.held[c]
+    }
+
+    /// Sets (or clears) the group holding collider `c`.
+    #[inline]
+    pub(super) fn set_held(&mut self, c: usize, held: Option<HeldMotion>) {
+        self.held[c] = held;
     }
 
     /// A multibody with nothing else to hit needs no motion envelopes: it flies on its own.
@@ -275,7 +295,7 @@ impl Colliders {
         match self.kinds[c] {
             Collider::Body(id) => {
                 let body = &world.bodies[id.0];
-                body.is_dynamic() && body.torque() == Vec3::zeros()
+                body.is_dynamic() && body.torque() == Vec3::zeros() && self.held[c].is_none()
             }
             Collider::Link(..) => false,
         }
@@ -296,9 +316,10 @@ impl Colliders {
         t: f64,
         world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
-        match self.kinds[c] {
-            Collider::Body(id) => super::advance_body(&mut world.bodies[id.0], t),
-            Collider::Link(m, _) => world.advance_multibody(m.0, t),
+        match (self.kinds[c], self.held[c]) {
+            (Collider::Body(_), Some(held)) => advance_group(world, held.group, t),
+            (Collider::Body(id), None) => super::advance_body(&mut world.bodies[id.0], t),
+            (Collider::Link(m, _), _) => world.advance_multibody(m.0, t),
         }
     }
 
@@ -350,6 +371,9 @@ impl Colliders {
         point: &Point,
         world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
+        if let Some(held) = self.held[c] {
+            return self.apply_held_impulses(c, held, &[(*impulse, *point)], world);
+        }
         match self.kinds[c] {
             Collider::Body(id) => {
                 let body = &mut world.bodies[id.0];
@@ -377,6 +401,9 @@ impl Colliders {
         impulses: &[(Vec3, Point)],
         world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
+        if let Some(held) = self.held[c] {
+            return self.apply_held_impulses(c, held, impulses, world);
+        }
         let Collider::Body(id) = self.kinds[c] else {
             unreachable!("links never join a simultaneous solve")
         };
@@ -386,6 +413,37 @@ impl Colliders {
                 body: body.name().to_string(),
                 error,
             })
+    }
+
+    /// Applies impulses to held collider `c` (sampled at the group's time): its velocities in
+    /// the group change, and the group's flight restarts.
+    fn apply_held_impulses(
+        &self,
+        c: usize,
+        held: HeldMotion,
+        impulses: &[(Vec3, Point)],
+        world: &mut Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        let Collider::Body(id) = self.kinds[c] else {
+            return Ok(());
+        };
+        let body = &world.bodies[id.0];
+        let inverse_inertia = body.inverse_inertia_world();
+        let mut velocity = body.state().velocity;
+        let mut angular = body.state().angular_velocity;
+        for (impulse, point) in impulses {
+            let r = point - body.center_of_mass();
+            velocity += impulse * body.inverse_mass();
+            angular += inverse_inertia * r.cross(impulse);
+        }
+        if let Some(group) = world.groups.get_mut(held.group) {
+            group.set_member_velocity(held.member, velocity, angular);
+        }
+        let mut state = *world.bodies[id.0].state();
+        state.velocity = velocity;
+        state.angular_velocity = angular;
+        world.bodies[id.0].set_held_state(state);
+        Ok(())
     }
 
     /// Free body `c` as a body of a contact problem (links never join one).
@@ -417,6 +475,17 @@ impl Colliders {
     ) -> Result<Aabb, SimulationError> {
         let span = (until - from).max(0.0);
         let aabb = match self.kinds[c] {
+            Collider::Body(_) if self.held[c].is_some() => {
+                let grow = Vec3::repeat(self.reach[c]);
+                let envelope = self.held[c].map(|h| h.envelope);
+                match envelope {
+                    Some(e) => Aabb {
+                        min: Point::from(e.center_min - grow),
+                        max: Point::from(e.center_max + grow),
+                    },
+                    None => unreachable!("matched as held"),
+                }
+            }
             Collider::Body(id) => {
                 body_swept_box(&world.bodies[id.0], &self.models[c], self.reach[c], span)
             }
@@ -459,6 +528,15 @@ impl Colliders {
         allowance: f64,
         world: &Participants<'_>,
     ) -> MotionBound {
+        if let Some(held) = self.held[c] {
+            let e = held.envelope;
+            return MotionBound::Enveloped {
+                velocity_min: e.velocity_min,
+                velocity_max: e.velocity_max,
+                angular_speed: e.angular_speed,
+                reach: self.spin_reach[c],
+            };
+        }
         match self.kinds[c] {
             Collider::Body(id) => body_motion_bound(
                 &world.bodies[id.0],
@@ -492,7 +570,7 @@ impl Colliders {
     #[inline]
     pub(super) fn bound_valid_until(&self, c: usize) -> f64 {
         match self.kinds[c] {
-            Collider::Body(_) => f64::INFINITY,
+            Collider::Body(_) => self.held[c].map_or(f64::INFINITY, |h| h.end),
             Collider::Link(m, _) => self.envelopes[m.0]
                 .as_ref()
                 .map_or(f64::NEG_INFINITY, |e| e.end),
@@ -505,6 +583,9 @@ impl Colliders {
         let Collider::Body(id) = self.kinds[c] else {
             return None;
         };
+        if self.held[c].is_some() {
+            return None;
+        }
         let body = &world.bodies[id.0];
         Some(FreeMotion {
             velocity: body.state().velocity,

@@ -52,6 +52,23 @@ pub struct Counters {
     pub curved_contacts: u64,
     /// The multibodies' counters, when the world has any.
     pub multibody: Option<MultibodyCounters>,
+    /// The constraint groups' counters, under constraint-based contact.
+    pub constraint: Option<ConstraintCounters>,
+}
+
+/// What constraint-based contact did (`contact_model = "constraint"`), summed over groups.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConstraintCounters {
+    /// Contact-force LCP solves (one per derivative evaluation of a group), and of those the
+    /// ones Lemke's last basis answered at once (a warm start kept, one linear solve).
+    pub solves: u64,
+    pub warm_solves: u64,
+    /// Integration steps of the groups, and restarts at a change of LCP basis.
+    pub steps: u64,
+    pub basis_restarts: u64,
+    /// Inconsistent configurations (no valid contact forces) answered by a Lemke ray's
+    /// impulse (Baraff ch. 13).
+    pub ray_impulses: u64,
 }
 
 /// Counters summed over a world's multibodies.
@@ -107,6 +124,15 @@ impl Counters {
                 ("multibody_impulses", m.impulses),
             ]);
         }
+        if let Some(c) = &self.constraint {
+            entries.extend([
+                ("constraint_solves", c.solves),
+                ("constraint_warm_solves", c.warm_solves),
+                ("constraint_steps", c.steps),
+                ("constraint_basis_restarts", c.basis_restarts),
+                ("ray_impulses", c.ray_impulses),
+            ]);
+        }
         entries.sort_unstable_by_key(|&(name, _)| name);
         entries
     }
@@ -119,6 +145,7 @@ impl Index<&str> for Counters {
     /// multibody counter in a world without multibodies is not one).
     fn index(&self, name: &str) -> &u64 {
         let m = self.multibody.as_ref();
+        let c = self.constraint.as_ref();
         let counter = match name {
             "integrator_steps" => Some(&self.integrator_steps),
             "integrator_rejected_steps" => Some(&self.integrator_rejected_steps),
@@ -146,6 +173,11 @@ impl Index<&str> for Counters {
             "multibody_integrator_rejected_steps" => m.map(|m| &m.integrator_rejected_steps),
             "controller_updates" => m.map(|m| &m.controller_updates),
             "multibody_impulses" => m.map(|m| &m.impulses),
+            "constraint_solves" => c.map(|c| &c.solves),
+            "constraint_warm_solves" => c.map(|c| &c.warm_solves),
+            "constraint_steps" => c.map(|c| &c.steps),
+            "constraint_basis_restarts" => c.map(|c| &c.basis_restarts),
+            "ray_impulses" => c.map(|c| &c.ray_impulses),
             _ => None,
         };
         counter.unwrap_or_else(|| panic!("no counter named `{name}`"))
@@ -188,20 +220,27 @@ mod tests {
                 controller_updates: 25,
                 impulses: 26,
             }),
+            constraint: Some(ConstraintCounters {
+                solves: 27,
+                warm_solves: 28,
+                steps: 29,
+                basis_restarts: 30,
+                ray_impulses: 31,
+            }),
         };
         let entries = counters.entries();
-        assert_eq!(entries.len(), 26);
+        assert_eq!(entries.len(), 31);
         assert!(
             entries.windows(2).all(|w| w[0].0 < w[1].0),
             "sorted, distinct"
         );
         let mut values: Vec<u64> = entries.iter().map(|&(_, v)| v).collect();
         values.sort_unstable();
-        assert_eq!(values, (1..=26).collect::<Vec<u64>>(), "each field once");
+        assert_eq!(values, (1..=31).collect::<Vec<u64>>(), "each field once");
         for (name, value) in entries {
             assert_eq!(counters[name], value, "{name}");
         }
-        // Without multibodies their counters are not written.
+        // Without multibodies (or constraint groups) their counters are not written.
         let free = Counters::default();
         assert_eq!(free.entries().len(), 22);
         assert!(

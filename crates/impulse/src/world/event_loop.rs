@@ -41,6 +41,8 @@ pub(super) enum Event {
     BoxRefresh,
     /// The end of a multibody's motion envelope.
     Horizon(usize),
+    /// The end of a constraint group's motion envelope.
+    Group(usize),
     Pair(usize, usize),
 }
 
@@ -120,6 +122,18 @@ impl EventLoop {
         t: f64,
         world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
+        // Groups are not kept across a rebuild (bodies were added): their bodies fly free,
+        // and are held again when their contacts are found.
+        for group in world.groups.drain() {
+            for member in &group.model.members {
+                let body = &mut world.bodies[member.body.0];
+                body.release(t)
+                    .map_err(|error| SimulationError::Integration {
+                        body: body.name().to_string(),
+                        error,
+                    })?;
+            }
+        }
         self.colliders = Colliders::new(world.bodies, world.multibodies);
         self.colliders.leave_out_lone_multibodies();
         let n = self.colliders.len();
@@ -214,6 +228,7 @@ impl EventLoop {
         match event {
             Event::BoxRefresh => self.refresh_boxes(t, world)?,
             Event::Horizon(m) => self.renew_multibody(m, t, world)?,
+            Event::Group(g) => self.group_horizon(g, t, world)?,
             Event::Pair(a, b) => {
                 let p = (a, b);
                 for c in [a, b] {

@@ -79,7 +79,8 @@ impl EventLoop {
                 continue;
             };
             let body = &world.bodies[id.0];
-            if !body.is_dynamic() || body.torque() != Vec3::zeros() {
+            // (A held body moves with its group, which does not sleep.)
+            if !body.is_dynamic() || body.torque() != Vec3::zeros() || body.is_held() {
                 continue;
             }
             *may = true;

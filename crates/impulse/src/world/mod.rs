@@ -13,6 +13,7 @@ mod counters;
 mod envelopes;
 mod error;
 mod event_loop;
+mod groups;
 mod islands;
 mod materials;
 mod pair_check;
@@ -24,7 +25,7 @@ mod sleep;
 use std::collections::{BTreeMap, HashMap};
 
 use colliders::{Colliders, Participants, may_collide};
-pub use counters::{Counters, MultibodyCounters};
+pub use counters::{ConstraintCounters, Counters, MultibodyCounters};
 pub use error::{AddBodyError, AddMultibodyError, SimulationError};
 use event_loop::EventLoop;
 pub(crate) use materials::MaterialTable;
@@ -103,6 +104,9 @@ pub struct World {
     material_pairs: BTreeMap<(String, String), Material>,
     /// Collision detection and response state.
     collisions: EventLoop,
+    /// Constraint groups: free bodies in persistent contact moved together by contact forces
+    /// (`contact_model = "constraint"`).
+    groups: groups::Groups,
     /// Articulated multibodies (advanced after the free bodies; see `advance_multibodies`).
     multibodies: Vec<Multibody>,
     /// What the multibodies' controllers see of each other.
@@ -131,6 +135,7 @@ impl World {
             energy_start: 0.0,
             energy_allowance: None,
             energy_rebase: false,
+            groups: groups::Groups::default(),
         }
     }
 
@@ -386,6 +391,7 @@ impl World {
             observations: &mut self.observations,
             settings: &self.settings,
             materials: &table,
+            groups: &mut self.groups,
         };
         if !self.collisions.started() {
             self.collisions.start(self.time, &mut world)?;
@@ -395,6 +401,10 @@ impl World {
                 break;
             }
             self.collisions.process_next(&mut world)?;
+        }
+        // Held bodies move with their groups; the others by their own flights.
+        for g in world.groups.indices() {
+            groups::advance_group(&mut world, g, t)?;
         }
         for body in &mut self.bodies {
             advance_body(body, t)?;
@@ -629,6 +639,16 @@ impl World {
             flat_face_contacts: n.flat_face_contacts,
             curved_contacts: n.curved_contacts,
             multibody,
+            constraint: (self.settings.contact_model == ContactModel::Constraint).then(|| {
+                let g = self.groups.counters();
+                ConstraintCounters {
+                    solves: g.solves,
+                    warm_solves: g.warm_solves,
+                    steps: g.steps,
+                    basis_restarts: g.basis_restarts,
+                    ray_impulses: g.ray_impulses,
+                }
+            }),
             ..self.collisions.counters
         }
     }

@@ -55,6 +55,8 @@ impl EventLoop {
                     self.collide(p, t, contact, world)?;
                 }
             }
+            // Baraff: collisions by one simultaneous solve, resting contacts held by forces.
+            ContactModel::Constraint => self.respond_constraint(p, t, contact, world)?,
         }
         Ok(())
     }

@@ -11,12 +11,16 @@ use crate::response::RestitutionLaw;
 
 /// Which contact paradigm resolves contacts between bodies.
 ///
-/// The seam for the constraint-based model (Baraff): `advance_to` dispatches on it.
+/// Read where a contact is answered (the event loop's respond phase).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ContactModel {
     /// Mirtich's impulse-based contact: every contact is a train of collisions (ch. 3).
     #[default]
     Impulse,
+    /// Baraff's constraint-based contact: collisions by simultaneous impulses, contacts that
+    /// persist held by contact forces from an LCP at every derivative evaluation (ch. 8–14).
+    /// Contacts with multibody links and kinematic bodies are still answered by impulses.
+    Constraint,
 }
 
 /// How the microcollisions of bodies resting on each other (a pile, a stack, a row of fallen

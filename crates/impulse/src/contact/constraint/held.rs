@@ -167,10 +167,6 @@ impl HeldContact {
         }
     }
 
-    /// Whether the contact joins `member` (either side).
-    pub(crate) fn touches(&self, member: usize) -> bool {
-        self.a == Side::Member(member) || self.b == Side::Member(member)
-    }
 }
 
 #[cfg(test)]

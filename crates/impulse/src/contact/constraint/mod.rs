@@ -93,6 +93,17 @@ pub(crate) struct GroupCounters {
     pub(crate) ray_impulses: u64,
 }
 
+impl GroupCounters {
+    /// Adds another group's counts.
+    pub(crate) fn add(&mut self, other: &GroupCounters) {
+        self.solves += other.solves;
+        self.warm_solves += other.warm_solves;
+        self.steps += other.steps;
+        self.basis_restarts += other.basis_restarts;
+        self.ray_impulses += other.ray_impulses;
+    }
+}
+
 /// Bounds on one member's motion over an interval (as a multibody link's).
 pub(crate) use crate::multibody::LinkEnvelope as MemberEnvelope;
 
@@ -119,7 +130,9 @@ pub(crate) struct ContactGroup {
     interruption: Option<Interruption>,
     /// Lemke's last basis, the next solve's warm start.
     warm: RefCell<Option<Basis>>,
-    pub(crate) counters: GroupCounters,
+    /// What the group did (the solves are counted by the equations of motion, which see the
+    /// group only through a shared reference).
+    counters: RefCell<GroupCounters>,
     /// Ray impulses applied while integrating ahead, for `events.csv`: (time, member-side
     /// contact index, impulse on A) — taken by the event loop when it reaches them.
     pub(crate) rays: Vec<(f64, usize, Vec3)>,
@@ -150,14 +163,9 @@ impl ContactGroup {
             segments: VecDeque::new(),
             interruption: None,
             warm: RefCell::new(None),
-            counters: GroupCounters::default(),
+            counters: RefCell::new(GroupCounters::default()),
             rays: Vec::new(),
         }
-    }
-
-    /// The group's time (where it was last sampled).
-    pub(crate) fn time(&self) -> f64 {
-        self.time
     }
 
     /// Member `k`'s state at the group's time.
@@ -165,9 +173,9 @@ impl ContactGroup {
         state_of(&self.state, k)
     }
 
-    /// The member whose collider is `c`, if any.
-    pub(crate) fn member_of(&self, c: usize) -> Option<usize> {
-        self.model.members.iter().position(|m| m.collider == c)
+    /// What the group has done so far.
+    pub(crate) fn counters(&self) -> GroupCounters {
+        *self.counters.borrow()
     }
 
     /// Where the flight stops, if it met an interruption.
@@ -256,10 +264,12 @@ impl ContactGroup {
     }
 
     /// The contact problem at the group's time: its bodies and points, as the LCP sees them.
+    #[cfg(test)]
     pub(crate) fn contact_problem(&self) -> (Vec<LcpBody>, Vec<LcpPoint>) {
         let ode = GroupOde {
             model: &self.model,
             warm: &self.warm,
+            counters: &self.counters,
             trouble: RefCell::new(None),
         };
         ode.problem(&self.state)
@@ -272,6 +282,7 @@ impl ContactGroup {
             let ode = GroupOde {
                 model: &self.model,
                 warm: &self.warm,
+                counters: &self.counters,
                 trouble: RefCell::new(None),
             };
             let flight = AdaptiveRk::new(&ode, self.time, &self.state, self.model.holding.tolerance)?;
@@ -291,13 +302,14 @@ impl ContactGroup {
                 let ode = GroupOde {
                     model: &self.model,
                     warm: &self.warm,
+                    counters: &self.counters,
                     trouble: RefCell::new(None),
                 };
                 let Some(flight) = self.flight.as_mut() else {
                     unreachable!("a flight was just started")
                 };
                 flight.step(&ode)?;
-                self.counters.steps += 1;
+                self.counters.borrow_mut().steps += 1;
                 ode.trouble.into_inner()
             };
             if trouble.is_some() {
@@ -324,10 +336,11 @@ impl ContactGroup {
                 self.interruption = Some(Interruption::Released { time: end_time });
             } else if *self.warm.borrow() != basis_before && basis_before.is_some() {
                 // A new LCP basis: the accelerations may jump; start afresh from here.
-                self.counters.basis_restarts += 1;
+                self.counters.borrow_mut().basis_restarts += 1;
                 let ode = GroupOde {
                     model: &self.model,
                     warm: &self.warm,
+                    counters: &self.counters,
                     trouble: RefCell::new(None),
                 };
                 let h = flight.step_size();
@@ -347,6 +360,7 @@ impl ContactGroup {
         let ode = GroupOde {
             model: &self.model,
             warm: &self.warm,
+            counters: &self.counters,
             trouble: RefCell::new(None),
         };
         let (mut bodies, points) = ode.problem(&y);
@@ -383,7 +397,7 @@ impl ContactGroup {
             y[base + 7..base + 10].copy_from_slice(body.velocity.as_slice());
             y[base + 10..base + 13].copy_from_slice(body.angular_velocity.as_slice());
         }
-        self.counters.ray_impulses += 1;
+        self.counters.borrow_mut().ray_impulses += 1;
         // The flight restarts at t from the answered state (its steps after t are dropped).
         while self.segments.back().is_some_and(|s| s.end() > t) {
             self.segments.pop_back();
@@ -391,6 +405,7 @@ impl ContactGroup {
         let ode = GroupOde {
             model: &self.model,
             warm: &self.warm,
+            counters: &self.counters,
             trouble: RefCell::new(None),
         };
         let flight = AdaptiveRk::new(&ode, t, &y, self.model.holding.tolerance)?;
@@ -406,6 +421,7 @@ impl ContactGroup {
 struct GroupOde<'a> {
     model: &'a GroupModel,
     warm: &'a RefCell<Option<Basis>>,
+    counters: &'a RefCell<GroupCounters>,
     /// Set when an evaluation found no valid forces.
     trouble: RefCell<Option<f64>>,
 }
@@ -469,7 +485,14 @@ impl GroupOde<'_> {
         let options = LemkeOptions::default();
         let warm = self.warm.borrow().clone();
         let outcome = match lcp.solve(warm.as_ref(), &options) {
-            Ok(Outcome::Solution(s)) => Some(s),
+            Ok(Outcome::Solution(s)) => {
+                let mut counters = self.counters.borrow_mut();
+                counters.solves += 1;
+                if s.start == crate::lcp::lemke::Start::Warm {
+                    counters.warm_solves += 1;
+                }
+                Some(s)
+            }
             // A jam (friction cones facing each other) may stop Lemke on a ray although forces
             // exist: the regularised retry keeps only an answer that solves the problem.
             _ => match lcp.solve_regularized(None, &options) {

@@ -1,0 +1,694 @@
+//! Constraint groups in the event loop (`world.contact_model = "constraint"`, Baraff).
+//!
+//! Under the constraint model a pair found within the envelope and approaching is answered in
+//! the respond phase by [`EventLoop::respond_constraint`]: the pair's contact region joins the
+//! contacts of the groups its bodies are already held by, and one collision LCP over all of
+//! them (`lcp::impulse::collide`: Newton's restitution at the approaching contacts, Coulomb
+//! friction, never adding energy) answers the impact. Contacts the impulses leave slower than
+//! the rest speed `√(2 g ε)` are *held* from then on: the bodies they join move as one
+//! [`ContactGroup`], integrated with contact forces (see `contact::constraint`). A group's
+//! members are colliders like any other to the rest of the loop: their motion is bounded by the
+//! group's envelope, renewed at each box period and at the group's `Group` event, where a
+//! contact that opened past the envelope is let go (and a member left without contacts flies
+//! free again).
+//!
+//! Multibody links and kinematic bodies are not held: their contacts are answered by
+//! impulses, as under the impulse model. So are pairs whose contact point has no closed form
+//! here (a cylinder's rim or an ellipsoid against anything but a plane's flat region is answered
+//! by impulses until the general kinematics of `contact::kinematics` poses them).
+
+use super::colliders::Participants;
+use super::event_loop::{Event, EventLoop};
+use super::{CollisionEvent, SimulationError};
+use crate::collision::broad::Pair;
+use crate::collision::manifold::manifold;
+use crate::collision::{Closest, Convex};
+use crate::contact::constraint::held::{Geometry, HeldContact, Motion, Side};
+use crate::contact::constraint::{
+    ContactGroup, GroupCounters, Holding, Interruption, Member, MemberEnvelope,
+};
+use crate::contact::kinematics::{ContactSide, FeatureKind, RigidMotion, contact_kinematics};
+use crate::dynamics::{BodyState, MotionType};
+use crate::lcp::contact::{
+    ContactBody as LcpBody, ContactPoint as LcpPoint, ContactSystem, apply_impulses,
+};
+use crate::lcp::impulse::collide;
+use crate::lcp::lemke::LemkeOptions;
+use crate::math::{Point, Vec3};
+use crate::response::ResponseKind;
+
+/// Samples per integration step when bounding a group's members.
+const ENVELOPE_SAMPLES: usize = 8;
+
+/// The constraint groups of a world, in slots (a slot's index names its `Group` event).
+#[derive(Debug, Default)]
+pub(crate) struct Groups {
+    slots: Vec<Option<ContactGroup>>,
+    /// What the groups that have ended did.
+    ended: GroupCounters,
+}
+
+impl Groups {
+    fn insert(&mut self, group: ContactGroup) -> usize {
+        match self.slots.iter().position(Option::is_none) {
+            Some(i) => {
+                self.slots[i] = Some(group);
+                i
+            }
+            None => {
+                self.slots.push(Some(group));
+                self.slots.len() - 1
+            }
+        }
+    }
+
+    fn take(&mut self, g: usize) -> Option<ContactGroup> {
+        let group = self.slots.get_mut(g).and_then(Option::take)?;
+        self.ended.add(&group.counters());
+        Some(group)
+    }
+
+    pub(crate) fn get(&self, g: usize) -> Option<&ContactGroup> {
+        self.slots.get(g).and_then(Option::as_ref)
+    }
+
+    pub(crate) fn get_mut(&mut self, g: usize) -> Option<&mut ContactGroup> {
+        self.slots.get_mut(g).and_then(Option::as_mut)
+    }
+
+    /// Every group's index.
+    pub(crate) fn indices(&self) -> Vec<usize> {
+        (0..self.slots.len())
+            .filter(|&g| self.slots[g].is_some())
+            .collect()
+    }
+
+    /// Takes every group (the loop is rebuilt).
+    pub(crate) fn drain(&mut self) -> Vec<ContactGroup> {
+        let groups: Vec<ContactGroup> = self.slots.drain(..).flatten().collect();
+        for g in &groups {
+            self.ended.add(&g.counters());
+        }
+        groups
+    }
+
+    /// What every group, ended or not, has done.
+    pub(crate) fn counters(&self) -> GroupCounters {
+        let mut sum = self.ended;
+        for g in self.slots.iter().flatten() {
+            sum.add(&g.counters());
+        }
+        sum
+    }
+}
+
+/// How a collider's motion is bounded while a group holds it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct HeldMotion {
+    pub(crate) group: usize,
+    pub(crate) member: usize,
+    pub(crate) envelope: MemberEnvelope,
+    /// Until when the envelope holds.
+    pub(crate) end: f64,
+}
+
+/// Moves group `g` to `t` and writes its members' states into their bodies.
+pub(crate) fn advance_group(
+    world: &mut Participants<'_>,
+    g: usize,
+    t: f64,
+) -> Result<(), SimulationError> {
+    let Some(group) = world.groups.get_mut(g) else {
+        return Ok(());
+    };
+    let states = group.advance_to(t).map_err(|error| {
+        let name = group
+            .model
+            .members
+            .first()
+            .map_or_else(String::new, |m| world.bodies[m.body.0].name().to_string());
+        SimulationError::Integration { body: name, error }
+    })?;
+    for (member, state) in group.model.members.iter().zip(states) {
+        world.bodies[member.body.0].set_held_state(state);
+    }
+    Ok(())
+}
+
+impl EventLoop {
+    /// How contacts are held under this world's settings: the integrator's tolerance; sliding
+    /// above a thousandth of the rest speed; the drift correction at `√(g/ε)` (the rate at
+    /// which gravity closes the envelope; at least one per box period); released past the
+    /// envelope.
+    pub(super) fn holding(world: &Participants<'_>) -> Holding {
+        let settings = world.settings;
+        let epsilon = settings.collision_epsilon;
+        let gravity = settings.gravity.norm();
+        Holding {
+            tolerance: settings.integrator,
+            sliding_speed: 1e-3 * Self::rest_speed(world),
+            stiffness: (gravity / epsilon).sqrt().max(1.0 / settings.box_period),
+            release_gap: epsilon,
+        }
+    }
+
+    /// The speed below which a contact left by a collision is held: the speed that lifts a
+    /// body out of the envelope against gravity, `√(2 g ε)` (without gravity, crossing the
+    /// envelope in a box period).
+    pub(super) fn rest_speed(world: &Participants<'_>) -> f64 {
+        let settings = world.settings;
+        let epsilon = settings.collision_epsilon;
+        (2.0 * settings.gravity.norm() * epsilon)
+            .sqrt()
+            .max(epsilon / settings.box_period)
+    }
+
+    /// Whether collider `c` can take part in a held contact: a free body or a fixed one.
+    fn holdable(&self, c: usize, world: &Participants<'_>) -> bool {
+        match self.colliders.body(c) {
+            Some(id) => matches!(
+                world.bodies[id.0].motion(),
+                MotionType::Dynamic | MotionType::Fixed
+            ),
+            None => false,
+        }
+    }
+
+    /// The constraint model's response to pair `p`, found within the envelope and approaching
+    /// at `t` (see the module comment). Pairs it cannot hold get the impulse model's single
+    /// response.
+    pub(super) fn respond_constraint(
+        &mut self,
+        p: Pair,
+        t: f64,
+        contact: &Closest,
+        world: &mut Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        if !self.holdable(p.0, world) || !self.holdable(p.1, world) {
+            return self.collide(p, t, contact, world);
+        }
+        // The island: the pair's free bodies and every member of the groups they are in.
+        let mut groups: Vec<usize> = [p.0, p.1]
+            .iter()
+            .filter_map(|&c| self.colliders.held_by(c).map(|h| h.group))
+            .collect();
+        groups.sort_unstable();
+        groups.dedup();
+        let mut members: Vec<usize> = Vec::new();
+        let mut contacts: Vec<HeldContact> = Vec::new();
+        for &g in &groups {
+            let Some(group) = world.groups.get(g) else {
+                continue;
+            };
+            let offset = members.len();
+            members.extend(group.model.members.iter().map(|m| m.collider));
+            contacts.extend(group.model.contacts.iter().map(|c| HeldContact {
+                a: shift(c.a, offset),
+                b: shift(c.b, offset),
+                ..c.clone()
+            }));
+        }
+        for c in [p.0, p.1] {
+            if self.colliders.free_body(c, world) && !members.contains(&c) {
+                members.push(c);
+            }
+        }
+        let side = |c: usize| {
+            members
+                .iter()
+                .position(|&m| m == c)
+                .map_or(Side::Fixed, Side::Member)
+        };
+        let Some(new) = self.pair_contacts(p, contact, (side(p.0), side(p.1)), world) else {
+            return self.collide(p, t, contact, world);
+        };
+        // Points already held (the pair's region found again) are not added twice.
+        let motions: Vec<Motion> = members.iter().map(|&c| self.motion(c, world)).collect();
+        let fixed = Motion::FIXED;
+        let at = |s: Side| match s {
+            Side::Member(k) => &motions[k],
+            Side::Fixed => &fixed,
+        };
+        let held_points: Vec<Point> = contacts
+            .iter()
+            .filter(|c| c.pair == p || c.pair == (p.1, p.0))
+            .map(|c| c.kinematics(at(c.a), at(c.b)).point)
+            .collect();
+        let epsilon = world.settings.collision_epsilon;
+        let new: Vec<HeldContact> = new
+            .into_iter()
+            .filter(|c| {
+                let point = c.kinematics(at(c.a), at(c.b)).point;
+                held_points.iter().all(|q| (q - point).norm() > epsilon)
+            })
+            .collect();
+        let rest = Self::rest_speed(world);
+        let approach = -contact.normal.dot(
+            &(self
+                .colliders
+                .point_velocity(p.0, &contact.contact_point(), world)
+                - self
+                    .colliders
+                    .point_velocity(p.1, &contact.contact_point(), world)),
+        );
+        if new.is_empty() && approach < rest && !groups.is_empty() {
+            // A held pair checked again, resting: its forces answer it.
+            return Ok(());
+        }
+        let first_new = contacts.len();
+        contacts.extend(new);
+        // One collision solve over the island's contacts.
+        let mut bodies: Vec<LcpBody> = members
+            .iter()
+            .zip(&motions)
+            .map(|(&c, m)| self.lcp_body(c, m, world))
+            .collect();
+        let points: Vec<LcpPoint> = contacts
+            .iter()
+            .map(|c| lcp_point(c, &c.kinematics(at(c.a), at(c.b))))
+            .collect();
+        let system = ContactSystem::new(&bodies, &points, 1e-3 * rest).map_err(|_| {
+            SimulationError::NonFinite {
+                body: self.colliders.name(p.0, world),
+                time: t,
+            }
+        })?;
+        let options = LemkeOptions::default();
+        let collision =
+            collide(&system, true, None, &options).map_err(|_| SimulationError::NonFinite {
+                body: self.colliders.name(p.0, world),
+                time: t,
+            })?;
+        let impulses = collision.impulses;
+        apply_impulses(&mut bodies, &points, &impulses);
+        self.respond_at(t);
+        self.counters.collisions += 1;
+        for (c, (point, impulse)) in contacts.iter().zip(points.iter().zip(&impulses)) {
+            if *impulse != Vec3::zeros() {
+                self.events.push(CollisionEvent {
+                    time: t,
+                    kind: ResponseKind::Collision,
+                    colliders: (self.colliders.kind(c.pair.0), self.colliders.kind(c.pair.1)),
+                    point: point.point,
+                    normal: point.normal,
+                    impulse: *impulse,
+                });
+            }
+        }
+        // New contacts left slower than the rest speed are held; the others separate.
+        let after = system.velocities_after(&impulses);
+        let keep: Vec<bool> = (0..contacts.len())
+            .map(|i| i < first_new || after[i].x < rest)
+            .collect();
+        let contacts: Vec<HeldContact> = contacts
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(c, k)| k.then_some(c))
+            .collect();
+        // The island's old groups end; its bodies move on as new groups or free.
+        for &g in &groups {
+            world.groups.take(g);
+            self.schedule.heap.remove(&Event::Group(g));
+        }
+        let moved = self.regroup(&members, &bodies, contacts, t, world)?;
+        self.recheck_moved(&moved, Some(p), t, world);
+        Ok(())
+    }
+
+    /// Forms the groups of `members` (collider indices; `bodies` their velocities after the
+    /// collision) connected by `contacts`, frees the members no contact joins, and bounds the
+    /// new groups' motion. Returns every member (their motion changed).
+    fn regroup(
+        &mut self,
+        members: &[usize],
+        bodies: &[LcpBody],
+        contacts: Vec<HeldContact>,
+        t: f64,
+        world: &mut Participants<'_>,
+    ) -> Result<Vec<usize>, SimulationError> {
+        let n = members.len();
+        // Components by union–find over the contacts joining two members.
+        let mut root: Vec<usize> = (0..n).collect();
+        fn find(root: &mut [usize], k: usize) -> usize {
+            let mut k = k;
+            while root[k] != k {
+                root[k] = root[root[k]];
+                k = root[k];
+            }
+            k
+        }
+        let mut touched = vec![false; n];
+        for c in &contacts {
+            for s in [c.a, c.b] {
+                if let Side::Member(k) = s {
+                    touched[k] = true;
+                }
+            }
+            if let (Side::Member(i), Side::Member(j)) = (c.a, c.b) {
+                let (ri, rj) = (find(&mut root, i), find(&mut root, j));
+                if ri != rj {
+                    root[ri.max(rj)] = ri.min(rj);
+                }
+            }
+        }
+        let states: Vec<BodyState> = members
+            .iter()
+            .zip(bodies)
+            .map(|(&c, b)| {
+                let body = &world.bodies[self.body_index(c)];
+                BodyState {
+                    velocity: b.velocity,
+                    angular_velocity: b.angular_velocity,
+                    ..*body.state()
+                }
+            })
+            .collect();
+        // Free members: a new flight from their velocities after the collision.
+        for k in 0..n {
+            let c = members[k];
+            self.colliders.set_held(c, None);
+            let body = &mut world.bodies[self.body_index(c)];
+            if touched[k] {
+                body.hold();
+                body.set_held_state(states[k]);
+            } else {
+                let result = if body.is_held() {
+                    body.set_held_state(states[k]);
+                    body.release(t)
+                } else {
+                    body.restart_with(t, states[k].velocity, states[k].angular_velocity)
+                };
+                result.map_err(|error| SimulationError::Integration {
+                    body: body.name().to_string(),
+                    error,
+                })?;
+                self.renew_box(c, t, world)?;
+            }
+        }
+        let holding = Self::holding(world);
+        let mut roots: Vec<usize> = (0..n)
+            .filter(|&k| touched[k])
+            .map(|k| find(&mut root, k))
+            .collect();
+        roots.sort_unstable();
+        roots.dedup();
+        for r in roots {
+            let ks: Vec<usize> = (0..n)
+                .filter(|&k| touched[k] && find(&mut root, k) == r)
+                .collect();
+            let index = |k: usize| ks.iter().position(|&x| x == k);
+            let group_contacts: Vec<HeldContact> = contacts
+                .iter()
+                .filter(|c| {
+                    [c.a, c.b]
+                        .iter()
+                        .any(|s| matches!(s, Side::Member(k) if ks.contains(k)))
+                })
+                .map(|c| HeldContact {
+                    a: reindex(c.a, &index),
+                    b: reindex(c.b, &index),
+                    ..c.clone()
+                })
+                .collect();
+            let group_members: Vec<Member> =
+                ks.iter().map(|&k| self.member(members[k], world)).collect();
+            let group_states: Vec<BodyState> = ks.iter().map(|&k| states[k]).collect();
+            let group = ContactGroup::new(group_members, &group_states, group_contacts, holding, t);
+            let g = world.groups.insert(group);
+            self.renew_group(g, t, world)?;
+        }
+        Ok(members.to_vec())
+    }
+
+    /// Bounds group `g`'s motion from `t` to the box period's end (or where its flight stops),
+    /// gives its members their envelopes and boxes, and sets its `Group` event at the end.
+    pub(super) fn renew_group(
+        &mut self,
+        g: usize,
+        t: f64,
+        world: &mut Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        advance_group(world, g, t)?;
+        let until = self.schedule.period_end.max(t);
+        let Some(group) = world.groups.get_mut(g) else {
+            return Ok(());
+        };
+        let (end, envelopes) = group
+            .motion_envelope(until, ENVELOPE_SAMPLES)
+            .map_err(|error| SimulationError::Integration {
+                body: String::from("constraint group"),
+                error,
+            })?;
+        let colliders: Vec<usize> = group.model.members.iter().map(|m| m.collider).collect();
+        for (k, (&c, envelope)) in colliders.iter().zip(envelopes).enumerate() {
+            self.colliders.set_held(
+                c,
+                Some(HeldMotion {
+                    group: g,
+                    member: k,
+                    envelope,
+                    end,
+                }),
+            );
+        }
+        for &c in &colliders {
+            self.renew_box(c, t, world)?;
+        }
+        self.schedule.heap.set(Event::Group(g), end.max(t));
+        Ok(())
+    }
+
+    /// Group `g`'s envelope ran out at `t` (its `Group` event): contacts that opened past the
+    /// envelope are let go, its members regrouped by the contacts left (a member without any
+    /// flies free), and every pair of its members checked again.
+    pub(super) fn group_horizon(
+        &mut self,
+        g: usize,
+        t: f64,
+        world: &mut Participants<'_>,
+    ) -> Result<(), SimulationError> {
+        advance_group(world, g, t)?;
+        let Some(group) = world.groups.get(g) else {
+            return Ok(());
+        };
+        let members: Vec<usize> = group.model.members.iter().map(|m| m.collider).collect();
+        let moved = if group
+            .interruption()
+            .is_some_and(|Interruption::Released { time }| time <= t)
+        {
+            let release = group.model.holding.release_gap;
+            let kinematics = group.contact_kinematics();
+            let contacts: Vec<HeldContact> = group
+                .model
+                .contacts
+                .iter()
+                .zip(&kinematics)
+                .filter(|(_, k)| k.gap <= release)
+                .map(|(c, _)| c.clone())
+                .collect();
+            let bodies: Vec<LcpBody> = (0..members.len())
+                .map(|k| {
+                    let s = group.member_state(k);
+                    LcpBody {
+                        inverse_mass: 0.0,
+                        inverse_inertia: crate::math::Mat3::zeros(),
+                        center_of_mass: Point::from(s.position),
+                        velocity: s.velocity,
+                        angular_velocity: s.angular_velocity,
+                        force: Vec3::zeros(),
+                        torque: Vec3::zeros(),
+                    }
+                })
+                .collect();
+            world.groups.take(g);
+            self.regroup(&members, &bodies, contacts, t, world)?
+        } else {
+            self.renew_group(g, t, world)?;
+            members
+        };
+        self.recheck_moved(&moved, None, t, world);
+        Ok(())
+    }
+
+    /// The index of collider `c`'s body (held contacts join bodies only).
+    fn body_index(&self, c: usize) -> usize {
+        self.colliders.body(c).map_or(0, |id| id.0)
+    }
+
+    /// Collider `c`'s motion now (a fixed body's is the world's).
+    fn motion(&self, c: usize, world: &Participants<'_>) -> Motion {
+        let body = &world.bodies[self.body_index(c)];
+        if !body.is_dynamic() {
+            return Motion::FIXED;
+        }
+        let s = body.state();
+        Motion {
+            position: s.position,
+            orientation: s.orientation,
+            velocity: s.velocity,
+            angular_velocity: s.angular_velocity,
+        }
+    }
+
+    /// Free body `c` as a member of a group.
+    fn member(&self, c: usize, world: &Participants<'_>) -> Member {
+        let id = self.colliders.body(c).unwrap_or(crate::dynamics::BodyId(0));
+        let body = &world.bodies[id.0];
+        Member {
+            collider: c,
+            body: id,
+            inverse_mass: body.inverse_mass(),
+            principal_inertia: body.principal_inertia(),
+            force: world.settings.gravity * body.mass() + body.force(),
+            torque: body.torque(),
+        }
+    }
+
+    /// Collider `c` as a body of a collision problem, moving as `motion`.
+    fn lcp_body(&self, c: usize, motion: &Motion, world: &Participants<'_>) -> LcpBody {
+        let body = &world.bodies[self.body_index(c)];
+        LcpBody {
+            inverse_mass: body.inverse_mass(),
+            inverse_inertia: body.inverse_inertia_world(),
+            center_of_mass: Point::from(motion.position),
+            velocity: motion.velocity,
+            angular_velocity: motion.angular_velocity,
+            force: Vec3::zeros(),
+            torque: Vec3::zeros(),
+        }
+    }
+
+    /// The held contacts of pair `p` (sides `sides`) touching at `closest`: each piece pair's
+    /// contact region corners (`collision::manifold`), each settled on the two surfaces by the
+    /// contact kinematics (`contact::kinematics`: the corner's own points and normal, not the
+    /// region's plane), as a point of one part on a plane of the other (the part touching with a
+    /// face gives the plane), or between two sphere-swept cores. `None` where a corner has no
+    /// closed-form contact point here (a cylinder's rim or side, an ellipsoid, a degenerate
+    /// contact): impulses answer those.
+    fn pair_contacts(
+        &mut self,
+        p: Pair,
+        closest: &Closest,
+        sides: (Side, Side),
+        world: &Participants<'_>,
+    ) -> Option<Vec<HeldContact>> {
+        let mut pieces = Vec::new();
+        self.piece_contacts(p, closest, &mut pieces, world);
+        let material = world
+            .materials
+            .between(self.colliders.kind(p.0), self.colliders.kind(p.1));
+        let epsilon = world.settings.collision_epsilon;
+        let (ma, mb) = (self.motion(p.0, world), self.motion(p.1, world));
+        let rigid = |m: &Motion| RigidMotion {
+            center_of_mass: Point::from(m.position),
+            velocity: m.velocity,
+            angular_velocity: m.angular_velocity,
+        };
+        let (pose_a, pose_b) = (
+            self.colliders.pose(p.0, world),
+            self.colliders.pose(p.1, world),
+        );
+        let (model_a, model_b) = (&self.colliders.models[p.0], &self.colliders.models[p.1]);
+        let mut held = Vec::new();
+        for (_, piece) in pieces {
+            let a = ContactSide::of_part(model_a, &pose_a, piece.parts.0, rigid(&ma));
+            let b = ContactSide::of_part(model_b, &pose_b, piece.parts.1, rigid(&mb));
+            let radius = |c: &Convex| match c {
+                Convex::Sphere { radius } | Convex::Capsule { radius, .. } => Some(*radius),
+                Convex::Polyhedron(_) | Convex::HalfSpace => Some(0.0),
+                Convex::Ellipsoid { .. } | Convex::Cylinder { .. } => None,
+            };
+            let (Some(ra), Some(rb)) = (radius(a.convex), radius(b.convex)) else {
+                return None;
+            };
+            for corner in manifold(a.convex, &a.pose, b.convex, &b.pose, &piece, epsilon) {
+                let Ok(k) = contact_kinematics(&a, &b, &corner, &piece.normal, epsilon) else {
+                    return None;
+                };
+                let n = k.normal;
+                let (pa, pb) = (k.points.0.coords, k.points.1.coords);
+                let (fa, fb) = k.features;
+                let flat = |f: FeatureKind| matches!(f, FeatureKind::Face);
+                let (swapped, geometry) = if ra > 0.0 && rb > 0.0 {
+                    // Two sphere-swept cores: the normal runs between them.
+                    (
+                        false,
+                        Geometry::Cores {
+                            core_a: ma.local(&(pa + n * ra)),
+                            radius_a: ra,
+                            core_b: mb.local(&(pb - n * rb)),
+                            radius_b: rb,
+                        },
+                    )
+                } else if flat(fa) && !flat(fb) {
+                    // B's point on A's face: the plane turns with A.
+                    (
+                        true,
+                        Geometry::OnPlane {
+                            core_a: mb.local(&(pb - n * rb)),
+                            radius_a: rb,
+                            plane_b: ma.local(&pa),
+                            normal_b: ma.local_direction(&-n),
+                        },
+                    )
+                } else {
+                    // A's point on B's face (or an edge crossing an edge, the normal taken as
+                    // B's while they touch).
+                    (
+                        false,
+                        Geometry::OnPlane {
+                            core_a: ma.local(&(pa + n * ra)),
+                            radius_a: ra,
+                            plane_b: mb.local(&pb),
+                            normal_b: mb.local_direction(&n),
+                        },
+                    )
+                };
+                let (pair, a_side, b_side) = if swapped {
+                    ((p.1, p.0), sides.1, sides.0)
+                } else {
+                    (p, sides.0, sides.1)
+                };
+                held.push(HeldContact {
+                    pair,
+                    a: a_side,
+                    b: b_side,
+                    geometry,
+                    friction: material.friction,
+                    restitution: material.restitution,
+                });
+            }
+        }
+        (!held.is_empty()).then_some(held)
+    }
+}
+
+/// A side shifted into a larger member list.
+fn shift(side: Side, offset: usize) -> Side {
+    match side {
+        Side::Member(k) => Side::Member(k + offset),
+        Side::Fixed => Side::Fixed,
+    }
+}
+
+/// A side renumbered into a group's own members.
+fn reindex(side: Side, index: &dyn Fn(usize) -> Option<usize>) -> Side {
+    match side {
+        Side::Member(k) => index(k).map_or(Side::Fixed, Side::Member),
+        Side::Fixed => Side::Fixed,
+    }
+}
+
+/// A held contact at one state as a point of the contact LCP.
+fn lcp_point(c: &HeldContact, k: &crate::contact::constraint::held::Kinematics) -> LcpPoint {
+    let index = |s: Side| match s {
+        Side::Member(i) => Some(i),
+        Side::Fixed => None,
+    };
+    let mut point = LcpPoint::new(index(c.a), index(c.b), k.point, k.normal)
+        .with_friction(c.friction)
+        .with_restitution(c.restitution);
+    point.normal_rate = Some(k.normal_rate);
+    point.point_velocity = k.point_velocity;
+    point
+}
