@@ -37,6 +37,11 @@ use crate::lcp::lemke::LemkeOptions;
 use crate::math::{Point, Vec3};
 use crate::response::ResponseKind;
 
+/// The gap held contacts are drawn to, in envelopes: touching to the eye, but not so close that
+/// the narrow phase's closest features turn arbitrary (two faces flush within rounding have no
+/// closest pair of features).
+const HELD_GAP: f64 = 1e-2;
+
 /// Samples per integration step when bounding a group's members.
 const ENVELOPE_SAMPLES: usize = 8;
 
@@ -149,6 +154,7 @@ impl EventLoop {
             sliding_speed: 1e-3 * Self::rest_speed(world),
             stiffness: (gravity / epsilon).sqrt().max(1.0 / settings.box_period),
             release_gap: epsilon,
+            gap: HELD_GAP * epsilon,
         }
     }
 
@@ -602,12 +608,19 @@ impl EventLoop {
                 return None;
             };
             for corner in manifold(a.convex, &a.pose, b.convex, &b.pose, &piece, epsilon) {
-                let Ok(k) = contact_kinematics(&a, &b, &corner, &piece.normal, epsilon) else {
-                    return None;
-                };
-                let n = k.normal;
-                let (pa, pb) = (k.points.0.coords, k.points.1.coords);
-                let (fa, fb) = k.features;
+                // The corner settled on both surfaces; where the kinematics finds no normal of
+                // its own (two flat regions face to face, which touch all over), the region's
+                // corner on each surface along the piece pair's normal.
+                let (n, pa, pb, (fa, fb)) =
+                    match contact_kinematics(&a, &b, &corner, &piece.normal, epsilon) {
+                        Ok(k) => (k.normal, k.points.0.coords, k.points.1.coords, k.features),
+                        Err(_) => (
+                            piece.normal,
+                            corner.coords + piece.normal * (0.5 * piece.distance),
+                            corner.coords - piece.normal * (0.5 * piece.distance),
+                            (FeatureKind::Face, FeatureKind::Face),
+                        ),
+                    };
                 let flat = |f: FeatureKind| matches!(f, FeatureKind::Face);
                 let (swapped, geometry) = if ra > 0.0 && rb > 0.0 {
                     // Two sphere-swept cores: the normal runs between them.

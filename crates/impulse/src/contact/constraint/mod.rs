@@ -9,9 +9,10 @@
 //! contact slides, the box model of static friction where it does not — and solves it by
 //! Lemke's algorithm warm-started from the last evaluation's basis (§13.3, so a resting pile
 //! costs one linear solve an evaluation). Two corrections keep the contacts where they should
-//! be against integration drift: the normal rows hold `d̈ = −2ω ḋ − ω² d` (critically damped to
-//! touching, so a stack's layers stand at their touching heights) and a sticking contact's
-//! residual slip decays at `SLIP_RATE`.
+//! be against integration drift: the normal rows hold `d̈ = −2ω ḋ − ω² (d − d*)` (critically
+//! damped to a held gap `d*` a hundredth of the envelope, so a stack's layers stand at their
+//! touching heights to the eye, yet never so flush that the narrow phase's closest features turn
+//! arbitrary) and a sticking contact's residual slip decays at `SLIP_RATE`.
 //!
 //! The group integrates *ahead*, as a multibody does (hybrid simulation, Mirtich ch. 5), keeping
 //! every step's continuous output; the event loop bounds its members' motion from that output
@@ -71,6 +72,8 @@ pub(crate) struct Holding {
     pub(crate) stiffness: f64,
     /// A contact whose gap opens past this (the collision envelope) is released.
     pub(crate) release_gap: f64,
+    /// The gap the drift correction draws a contact to.
+    pub(crate) gap: f64,
 }
 
 /// What a group's integration met that the event loop must act on.
@@ -461,8 +464,9 @@ impl GroupOde<'_> {
                     .with_restitution(c.restitution);
                 point.normal_rate = Some(k.normal_rate);
                 point.point_velocity = k.point_velocity;
-                // d̈ = −2ω ḋ − ω² d while the contact pushes: critically damped to touching.
-                point.bias = 2.0 * omega * k.gap_rate + omega * omega * k.gap;
+                // d̈ = −2ω ḋ − ω² (d − d*) while the contact pushes: critically damped to the
+                // held gap d*.
+                point.bias = 2.0 * omega * k.gap_rate + omega * omega * (k.gap - group.holding.gap);
                 point.slip_damping = SLIP_RATE;
                 point
             })

@@ -13,6 +13,7 @@ fn holding() -> Holding {
         sliding_speed: 1e-4,
         stiffness: 100.0,
         release_gap: 1e-3,
+        gap: 0.0,
     }
 }
 
