@@ -751,6 +751,16 @@ impl<'c, 's> SceneReader<'c, 's> {
             }
         };
         let hull_ratio = hull.volume_integrals().t1 / mesh.volume_integrals().t1;
+        // The hull stands in for the mesh only when their volumes agree: a solid is never
+        // larger than its hull, so a smaller hull means the mesh is not what it seems.
+        if hull_ratio < 1.0 - 1e-6 {
+            fail(format!(
+                "cannot use mesh: {}: its volume integrals give more volume than its convex hull holds ({:.3}% more), so its faces do not bound one solid",
+                path.display(),
+                (1.0 / hull_ratio - 1.0) * 100.0
+            ));
+            return None;
+        }
         let convex = hull_ratio <= 1.0 + 1e-6;
         match (pieces, convex) {
             (_, true) => Some(Shape::Convex(Arc::new(hull))),
