@@ -703,18 +703,17 @@ fn vertex_face(p: &Side, v: u32, q: &Side, f: u32) -> Step {
         }
         return Step::Done;
     }
-    // On the face's plane to rounding, with no edge going down into the other polyhedron,
-    // counts as touching, not penetrating: a body placed exactly on a face has its corners
-    // there, and which side rounding puts each one must not decide (issue 41, item 2: a cube
-    // placed on a tilted slab was sent to the penetration search, whose direction at zero
-    // depth is noise).
-    if d > -plane_rounding(&plane, &v_in_q)
-        && p.poly.vertex_half_edges(v).all(|h| {
+    // On the face's plane to rounding counts as on it: touching when no edge at the vertex
+    // goes down into the other polyhedron, penetrating when one does. A body placed exactly
+    // on a face has its corners there, and which side rounding puts each one must not decide
+    // (issue 41, item 2: a cube placed on a tilted slab was sent to the penetration search,
+    // whose direction at zero depth is noise).
+    if d > -plane_rounding(&plane, &v_in_q) {
+        let into = p.poly.vertex_half_edges(v).any(|h| {
             let w_in_q = p.to_other * p.vertex(p.head(h));
-            slope_to_plane(&plane, &(w_in_q - v_in_q)) >= 0.0
-        })
-    {
-        return Step::Done;
+            slope_to_plane(&plane, &(w_in_q - v_in_q)) < 0.0
+        });
+        return if into { Step::Penetration } else { Step::Done };
     }
     // On or below the face's plane, inside its prism: either the vertex is inside the other
     // polyhedron, or this is a local minimum and another face is closer (V-Clip's search).

@@ -445,6 +445,21 @@ impl<'c, 's> SceneReader<'c, 's> {
                 Vec::new()
             }
         };
+        // A compound's mass properties are its shapes' sum: overlaps would count twice.
+        if dynamic
+            && self.ctx.error_count() == errors_before
+            && let Some(v) = t.get("shapes")
+            && let Some(o) = crate::collision::overlap::overlapping_shapes(&shapes)
+        {
+            v.error(format!(
+                "shapes {} ({}) and {} ({}) overlap by {:.3e}: a body's mass properties are the sum of its shapes', so the overlap would count twice; place the shapes so that they touch without overlapping (see docs/scene-format.md, \"Compound bodies\")",
+                o.first + 1,
+                shapes[o.first].shape.kind(),
+                o.second + 1,
+                shapes[o.second].shape.kind(),
+                o.depth
+            ));
+        }
 
         // Mass.
         let mass = match (t.get("mass"), t.get("density")) {
