@@ -38,5 +38,10 @@ pub mod run;
 pub mod scene;
 pub mod world;
 
+/// The README's Rust examples, compiled and run as documentation tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;
+
 pub use dynamics::{BodyDesc, BodyId, BodyState, Material, MaterialError, MotionType, RigidBody};
 pub use world::{EnergyBound, MicrocollisionClusters, SettingsError, Sleep, World, WorldSettings};

@@ -41,10 +41,11 @@ pub enum ContactModel {
 pub enum MicrocollisionClusters {
     /// The thesis: one contact at a time; an impulse that makes a neighbouring contact
     /// approach sets off a same-instant cascade of further responses.
-    #[default]
     Sequential,
     /// All contacts within the envelope of the bodies a microcollision reaches are answered
-    /// together by one simultaneous solve (`response::cluster`).
+    /// together by one simultaneous solve (`response::cluster`). The default, as in
+    /// [`WorldSettings::default`] and scene files.
+    #[default]
     Simultaneous,
 }
 
