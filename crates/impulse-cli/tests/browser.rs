@@ -479,7 +479,11 @@ fn viewer_draws_sleeping_bodies_pale() {
 #[test]
 fn a_skipped_browser_test_says_so_without_nocapture() {
     let output = Command::new(std::env::current_exe().expect("this test binary"))
-        .args(["viewer_draws_sleeping_bodies_pale", "--exact", "--test-threads=1"])
+        .args([
+            "viewer_draws_sleeping_bodies_pale",
+            "--exact",
+            "--test-threads=1",
+        ])
         .env("PATH", "/nonexistent")
         .env_remove("IMPULSE_CHROMIUM")
         .env_remove("IMPULSE_REQUIRE_BROWSER")

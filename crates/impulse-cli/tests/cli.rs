@@ -495,3 +495,34 @@ fn table_without_scene_directory_is_an_error() {
         "{stderr}"
     );
 }
+
+/// An installed `impulse`, run outside a checkout, still has the Table 7.1 scenes (issue 41,
+/// item 7: it looked for `scenes/impulse` in the current directory and found nothing): it runs
+/// the copies built into it, all twelve to completion, and leaves no scratch files behind.
+#[test]
+fn the_table_runs_outside_a_checkout_from_the_built_in_scenes() {
+    let elsewhere = scratch("table_elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let result = Command::new(env!("CARGO_BIN_EXE_impulse"))
+        .args(["table", "--out", "table"])
+        .current_dir(&elsewhere)
+        .output()
+        .expect("the impulse binary runs");
+    let stderr = text(&result.stderr);
+    assert!(result.status.success(), "{stderr}");
+    assert!(stderr.contains("built into impulse"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(elsewhere.join("table/table7_1.json")).unwrap(),
+    )
+    .unwrap();
+    let rows = json["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 12, "{json}");
+    for row in rows {
+        assert_eq!(row["status"], "completed", "{row}");
+    }
+    let file = rows[0]["file"].as_str().unwrap();
+    assert!(
+        !Path::new(file).exists(),
+        "the built-in scenes were left in {file}"
+    );
+}
