@@ -10,6 +10,7 @@ mod recording;
 mod render;
 mod run;
 mod solids;
+mod summary;
 mod table;
 mod view;
 

@@ -780,13 +780,15 @@ fn render_frames_the_bodies_where_they_are_at_the_time_drawn() {
         succeeds(&args);
         pixels(&file).2
     };
-    let covered = |rgb: &[u8]| {
-        rgb.chunks(3).filter(|p| *p != BACKGROUND).count() as f64 / (200.0 * 200.0)
-    };
+    let covered =
+        |rgb: &[u8]| rgb.chunks(3).filter(|p| *p != BACKGROUND).count() as f64 / (200.0 * 200.0);
     let now = covered(&picture("now.png", &["--time", "0"]));
     let run_wide = covered(&picture("run.png", &["--time", "0", "--frame", "run"]));
     assert!(now > 0.1, "framed now, the balls cover {now}");
-    assert!(run_wide < 0.01, "framed on the run, the balls cover {run_wide}");
+    assert!(
+        run_wide < 0.01,
+        "framed on the run, the balls cover {run_wide}"
+    );
     // The middle pixel: the first moving body is blue (78, 121, 167), the second orange
     // (242, 142, 43), lit or in shade.
     let middle = |rgb: &[u8]| {
@@ -816,5 +818,9 @@ fn render_frames_the_bodies_where_they_are_at_the_time_drawn() {
     );
     let bad = impulse(&["render", path(&out), "--center", "1,2"]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(text(&bad.stderr).contains("three numbers"), "{}", text(&bad.stderr));
+    assert!(
+        text(&bad.stderr).contains("three numbers"),
+        "{}",
+        text(&bad.stderr)
+    );
 }

@@ -152,3 +152,31 @@ fn scratch_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Solids may touch: the L-bracket's two convex objects share a face region (the upright
+/// stands on the foot), and two cubes in one mesh may meet at a corner. A point of one on the
+/// other's surface has a fractional winding number, which rounding (the sign of a zero) could
+/// turn into "inside": such points are recognised as on the surface and say nothing.
+#[test]
+fn solids_that_only_touch_are_accepted() {
+    let bracket = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../meshes/l_bracket.obj");
+    let mesh = impulse::geometry::read_solid_mesh(&bracket).expect("two touching objects");
+    // Foot 6 × 1 × 3 and upright 1 × 4 × 3: 18 + 12 = 30 (closed form).
+    assert!((mesh.volume_integrals().t1 - 30.0).abs() < 1e-12);
+    let corner = boxes_obj(&[([0.0; 3], [1.0; 3], true), ([1.0; 3], [2.0; 3], true)]);
+    assert_eq!(validate(&corner).ok(), Some(2.0));
+    // One object inside another is refused (there, as a cavity facing outward).
+    let mut text = String::from("o outer\n");
+    let outer = boxes_obj(&[([0.0; 3], [4.0; 3], true), ([1.0; 3], [3.0; 3], true)]);
+    for (k, line) in outer.lines().enumerate() {
+        if k == 30 {
+            text.push_str("o inner\n");
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    let dir = scratch_dir("objects");
+    std::fs::write(dir.join("nested.obj"), &text).unwrap();
+    let error = impulse::geometry::read_solid_mesh(&dir.join("nested.obj")).unwrap_err();
+    assert!(error.to_string().contains("inside the shell"), "{error}");
+}

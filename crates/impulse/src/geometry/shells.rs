@@ -12,9 +12,9 @@
 //!
 //! Whether a point lies inside a shell is its winding number, the solid angle the shell's
 //! triangles subtend at the point over 4π (Van Oosterom & Strackee 1983 for each triangle):
-//! ±1 inside, 0 outside, a fraction on the surface. Points sampled on one shell (vertices, edge
-//! midpoints, triangle centroids) are classified against another; samples on its surface (a
-//! fraction) say nothing.
+//! ±1 inside, 0 outside. Points sampled on one shell (vertices, edge midpoints, triangle
+//! centroids) are classified against another; samples on its surface (within 1e-9 of the
+//! mesh's size), where the winding number is a fraction, say nothing: shells may touch.
 
 use std::collections::HashMap;
 
@@ -134,6 +134,49 @@ impl Shell {
     fn may_hold(&self, p: &Vec3, tolerance: f64) -> bool {
         (0..3).all(|k| p[k] >= self.lo[k] - tolerance && p[k] <= self.hi[k] + tolerance)
     }
+
+    /// Whether `p` lies on the shell, within `tolerance`: there the winding number is a
+    /// fraction that rounding (the sign of a zero) can turn into 0 or 1.
+    fn touches(&self, p: &Vec3, tolerance: f64) -> bool {
+        self.triangles
+            .iter()
+            .any(|t| (closest_on_triangle(p, t) - p).norm() <= tolerance)
+    }
+}
+
+/// The point of triangle `t` closest to `p` (Ericson, *Real-Time Collision Detection*,
+/// §5.1.5).
+fn closest_on_triangle(p: &Vec3, t: &[Vec3; 3]) -> Vec3 {
+    let [a, b, c] = *t;
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a;
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return a + ab * (d1 / (d1 - d3));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return a + ac * (d2 / (d2 - d6));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    }
+    let denominator = 1.0 / (va + vb + vc);
+    a + ab * (vb * denominator) + ac * (vc * denominator)
 }
 
 /// Where one shell's samples lie with respect to another shell.
@@ -151,7 +194,7 @@ fn sides(inner: &Shell, outer: &Shell, tolerance: f64) -> Sides {
     for (p, face) in &inner.samples {
         if !outer.may_hold(p, tolerance) {
             sides.outside.get_or_insert(*face);
-        } else {
+        } else if !outer.touches(p, tolerance) {
             // Off the surface the winding number is an integer to rounding; on it, a fraction.
             let w = outer.winding(p).abs();
             if (w - 1.0).abs() < 1e-6 {

@@ -26,7 +26,9 @@ pub use crate::world::ContactModel;
 use crate::world::{BroadPhaseKind, EnergyBound, MicrocollisionClusters, World, WorldSettings};
 
 use reader::{Context, Table, Value};
+mod units;
 pub use reader::{Diagnostic, Severity};
+pub use units::Units;
 
 /// A scene read from a file and built into a world at time 0.
 #[derive(Debug)]
@@ -43,6 +45,9 @@ pub struct Scene {
     pub output_rate: f64,
     /// Problems that do not stop the scene from running.
     pub warnings: Vec<Diagnostic>,
+    /// The system of units, as `[world] units` gives it or the gravity tells it (`None` when
+    /// neither does).
+    pub units: Option<Units>,
 }
 
 /// Why a scene could not be loaded.
@@ -132,6 +137,7 @@ const WORLD_KEYS: &[&str] = &[
     "sleep_speed",
     "energy_bound",
     "integrator",
+    "units",
 ];
 const INTEGRATOR_KEYS: &[&str] = &[
     "relative_tolerance",
@@ -206,6 +212,23 @@ impl<'c, 's> SceneReader<'c, 's> {
         if let Some(g) = get("gravity").and_then(|v| v.vec3()) {
             settings.gravity = g;
         }
+        let units = match get("units") {
+            Some(v) => v.choice(&["SI", "cgs"]).map(|name| {
+                let given = if name == "SI" { Units::Si } else { Units::Cgs };
+                if let Some(by_gravity) = Units::from_gravity(&settings.gravity)
+                    && by_gravity != given
+                {
+                    v.warning(format!(
+                        "units = \"{}\", but the gravity ({} length/time²) is the standard one in {}",
+                        given.name(),
+                        settings.gravity.norm(),
+                        by_gravity.name()
+                    ));
+                }
+                given
+            }),
+            None => Units::from_gravity(&settings.gravity),
+        };
         let duration = get("duration").and_then(|v| v.positive()).unwrap_or(1.0);
         let output_rate = get("output_rate")
             .and_then(|v| v.positive())
@@ -334,6 +357,7 @@ impl<'c, 's> SceneReader<'c, 's> {
             duration,
             output_rate,
             warnings: Vec::new(),
+            units,
         })
     }
 
