@@ -4,6 +4,7 @@ mod builtin;
 mod check;
 mod framing;
 mod mass;
+mod new;
 mod plot;
 mod raster;
 mod recording;
@@ -21,7 +22,12 @@ use clap::{Parser, Subcommand};
 
 /// Rigid-body dynamics after Mirtich's impulse-based simulation.
 #[derive(Parser)]
-#[command(name = "impulse", version, about, long_about = None)]
+#[command(name = "impulse", version, about, long_about = None, after_help = "Examples:
+  impulse new my_scene.toml              write a starter scene to edit
+  impulse check my_scene.toml            list every problem in it
+  impulse run my_scene.toml              simulate it into out/my_scene/
+  impulse view out/my_scene              a page that plays the run back
+  impulse COMMAND --help                 each command's options, with examples")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -32,6 +38,8 @@ enum Command {
     /// Simulate a scene file and write summary.json and trajectory.csv.
     Run(run::RunArgs),
     /// Validate a scene file and list every problem (exit status 1 if there are errors).
+    #[command(after_help = "Example:
+  impulse check scenes/impulse/dominos.toml")]
     Check {
         /// The scene file (TOML).
         scene: PathBuf,
@@ -46,6 +54,9 @@ enum Command {
     Plot(plot::PlotArgs),
     /// Run the pure impulse-based examples of Mirtich's Table 7.1 and compare with the thesis.
     Table(table::TableArgs),
+    /// Write a starter scene to edit (a box dropped on the ground, a block on a ramp, a
+    /// pendulum).
+    New(new::NewArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +69,7 @@ fn main() -> ExitCode {
         Command::Render(args) => render::render(&args),
         Command::Plot(args) => plot::plot(&args),
         Command::Table(args) => table::table(&args),
+        Command::New(args) => new::new(&args),
     };
     match result {
         Ok(code) => code,

@@ -30,6 +30,11 @@ const BACKGROUND: [u8; 3] = [42, 47, 55];
 const SUPERSAMPLE: u32 = 2;
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  impulse render out/dzhanibekov --time 4
+  impulse render out/see_saw --sheet 6 --follow \"ball 1\"
+  impulse render out/dominos --center 0,0,5 --zoom 2 --elevation 60
+  impulse render out/rover --sheet 4 --frame run")]
 pub struct RenderArgs {
     /// A run directory written by `impulse run`.
     dir: PathBuf,

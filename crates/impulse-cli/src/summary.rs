@@ -216,7 +216,7 @@ impl fmt::Display for RunReport<'_> {
         } else if change.abs() <= 1e-9 * (e.initial.abs() + e.r#final.abs()) {
             " (conserved)".to_string()
         } else if change < 0.0 {
-            " (lost in collisions and friction)".to_string()
+            " (dissipated: collisions, friction, dampers)".to_string()
         } else {
             " (gained: microcollisions may add a little, see `energy_bound`)".to_string()
         };

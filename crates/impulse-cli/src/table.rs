@@ -12,6 +12,10 @@ use impulse::scene::{self, SceneError};
 use serde_json::json;
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  impulse table
+  impulse table --list
+  impulse table --repeat 3 --ensemble 6 --out bench/")]
 pub struct TableArgs {
     /// Directory holding the example scenes (file names as listed by `--list`) [default:
     /// `scenes/impulse` if there is one here, else the copies built into impulse].

@@ -22,6 +22,10 @@ const VIEWER: &str = include_str!("../assets/viewer.js");
 const THREE: &str = include_str!("../assets/vendor/three/three.min.js");
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  impulse view out/dzhanibekov
+  impulse view out/creature_war --max-events 100000
+  impulse view out/dominos --serve 8080")]
 pub struct ViewArgs {
     /// A run directory written by `impulse run`.
     dir: PathBuf,

@@ -551,7 +551,7 @@ fn the_run_summary_is_short_with_units_and_names_every_file() {
         census,
         "116 collisions",
         " erg → ",
-        "(lost in collisions and friction)",
+        "(dissipated: collisions, friction, dampers)",
         "summary.json, trajectory.csv (701 frames), shapes.json, events.csv (5865 events)",
     ] {
         assert!(stdout.contains(expected), "no `{expected}` in:\n{stdout}");
@@ -717,4 +717,72 @@ fn a_new_run_removes_the_previous_runs_pictures_and_page() {
         stderr.contains("view.html, frame.png, sheet.png, plots/"),
         "{stderr}"
     );
+}
+
+/// Issue 41, item 13: a new user had to start a scene from nothing. `impulse new` writes a
+/// starter scene from a template; each checks clean (no warnings) and runs; an existing file
+/// is not overwritten without --force, and an unknown template names the others.
+#[test]
+fn new_writes_starter_scenes_that_check_clean_and_run() {
+    let dir = scratch("new_scenes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = impulse(&["new", "--list"]);
+    let listed = text(&list.stdout);
+    for template in ["drop", "ramp", "pendulum"] {
+        assert!(listed.contains(template), "{listed}");
+        let file = dir.join(format!("{template}.toml"));
+        let file = file.to_str().unwrap();
+        let written = impulse(&["new", file, "--template", template]);
+        assert!(written.status.success(), "{}", text(&written.stderr));
+        let check = impulse(&["check", file]);
+        let report = text(&check.stdout);
+        assert!(
+            check.status.success() && report.contains(", 0 warnings"),
+            "{template}: {report}"
+        );
+        let out = dir.join(format!("{template}_run"));
+        let run = impulse(&["run", file, "--out", out.to_str().unwrap(), "--quiet"]);
+        assert!(run.status.success(), "{template}: {}", text(&run.stderr));
+    }
+    let again = impulse(&["new", dir.join("drop.toml").to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        text(&again.stderr).contains("--force"),
+        "{}",
+        text(&again.stderr)
+    );
+    let unknown = impulse(&[
+        "new",
+        dir.join("x.toml").to_str().unwrap(),
+        "--template",
+        "bridge",
+    ]);
+    assert!(
+        text(&unknown.stderr).contains("no template `bridge` (there are: drop, ramp, pendulum)"),
+        "{}",
+        text(&unknown.stderr)
+    );
+}
+
+/// Issue 41, item 13: every command's --help ends with examples.
+#[test]
+fn every_commands_help_shows_an_example() {
+    for command in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["check", "--help"],
+        vec!["mass", "--help"],
+        vec!["view", "--help"],
+        vec!["render", "--help"],
+        vec!["plot", "--help"],
+        vec!["table", "--help"],
+        vec!["new", "--help"],
+    ] {
+        let help = impulse(&command);
+        let shown = text(&help.stdout);
+        assert!(
+            help.status.success() && shown.contains("Example") && shown.contains("  impulse "),
+            "{command:?}:\n{shown}"
+        );
+    }
 }

@@ -164,6 +164,7 @@ const BODY_KEYS: &[&str] = &[
     "restitution",
     "force",
     "torque",
+    "relative_to",
 ];
 const PLACEMENT_KEYS: &[&str] = &["type", "position", "orientation", "density"];
 const KINEMATIC_KEYS: &[&str] = &["velocity", "angular_velocity", "oscillations"];
@@ -421,7 +422,21 @@ impl<'c, 's> SceneReader<'c, 's> {
                 }
             }
             let desc = self.read_body(table, name.unwrap_or_default(), materials, default_material);
-            if let Some(desc) = desc {
+            // A pose given in another body's model frame (as placed at the start).
+            let reference = table.get("relative_to").and_then(|v| {
+                let name = v.string()?;
+                let found = out.iter().find(|e: &&BodyEntry| e.desc.name == name);
+                if found.is_none() {
+                    v.error(format!(
+                        "relative_to names `{name}`, which is not a body defined above this one (give the body it is placed on first)"
+                    ));
+                }
+                found.map(|e| e.desc.pose)
+            });
+            if let Some(mut desc) = desc {
+                if let Some(reference) = reference {
+                    desc.pose = reference * desc.pose;
+                }
                 out.push(BodyEntry {
                     desc,
                     span: table.span(),
@@ -1016,6 +1031,20 @@ fn positive_vec3(value: &Value<'_, '_>) -> Option<Vec3> {
 
 /// `[w, x, y, z]` (unit quaternion) or `{ axis = [x, y, z], angle = degrees }`.
 fn read_orientation(value: &Value<'_, '_>) -> Option<Quat> {
+    // A list of rotations, applied in turn about the fixed axes: q = q_n ⋯ q_2 q_1.
+    if let Some(items) = value.is_array().then(|| value.array()).flatten()
+        && items.first().is_some_and(Value::is_table)
+    {
+        let mut total = Quat::identity();
+        for item in &items {
+            if !item.is_table() {
+                item.error("expected a rotation { axis = [x, y, z], angle = degrees }, like the others in this list");
+                return None;
+            }
+            total = read_orientation(item)? * total;
+        }
+        return Some(total);
+    }
     if value.is_table() {
         let t = value.table()?;
         t.reject_unknown(&["axis", "angle"]);
@@ -1038,6 +1067,10 @@ fn read_orientation(value: &Value<'_, '_>) -> Option<Quat> {
     }
     if !value.is_array() {
         value.error("expected an orientation: a quaternion [w, x, y, z] or { axis = [x, y, z], angle = degrees }");
+        return None;
+    }
+    if value.is_array() && value.array().is_some_and(|items| items.len() == 3) {
+        value.error("three numbers look like Euler angles, which are ambiguous (about which axes, in which order?); write the rotation as { axis = [x, y, z], angle = degrees } (for example { axis = [0, 1, 0], angle = 30 } tilts 30° about y), or several applied in turn as [{ axis = [0, 0, 1], angle = 45 }, { axis = [1, 0, 0], angle = 30 }], or a quaternion [w, x, y, z]");
         return None;
     }
     let [w, x, y, z] = value.numbers::<4>()?;
