@@ -4,7 +4,7 @@
 //! frame its shapes and meshes are given in, as placed by the scene's `position` and
 //! `orientation`), and the velocity of its centre of mass and its angular velocity, all in world
 //! coordinates, and whether the body is asleep (`1`: it has come to rest with its island and is
-//! out of the simulation until something wakes it, see [`crate::world::sleep`]; its velocities
+//! out of the simulation until something wakes it, see `world::sleep`; its velocities
 //! are then exactly zero). Numbers are written in the shortest form that reads back to the same
 //! `f64`, so a trajectory is exact and runs can be compared byte for byte.
 

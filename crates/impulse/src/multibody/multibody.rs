@@ -508,7 +508,7 @@ impl Multibody {
 
     /// Bounds on each link's motion from now until `until` or the next controller update,
     /// whichever is first, assuming no impulse in between: the flight is integrated ahead and
-    /// its continuous output sampled ([`ENVELOPE_SAMPLES`] per step, each bound widened by the
+    /// its continuous output sampled (`ENVELOPE_SAMPLES` per step, each bound widened by the
     /// largest change between neighbouring samples). If the integration fails on the way,
     /// the envelope ends there (the failure is reported when the multibody gets there); if it
     /// fails before getting past now, the failure is the result.

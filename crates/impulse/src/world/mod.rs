@@ -1,7 +1,7 @@
 //! The world: bodies, gravity, materials, and the advance of time.
 //!
 //! [`World::advance_to`] is the simulation loop: it processes the collision heap's events in
-//! time order up to the requested time (see [`collisions`]), then samples every body there.
+//! time order up to the requested time (see `collisions`), then samples every body there.
 //! Between events bodies fly freely, and each is sampled from its flight (see
 //! [`crate::dynamics::FreeFlight`]), so *where* `advance_to` stops — an output frame, a user's
 //! call — never changes the motion.
