@@ -84,6 +84,7 @@ HEADER = f'''
 [world]
 name = "exploding text"
 gravity = [0, 0, 0]
+units = "cgs"                 # cm, g, s (no gravity to tell by)
 duration = 4.0
 output_rate = 100
 collision_epsilon = 0.01

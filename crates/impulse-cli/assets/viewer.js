@@ -377,6 +377,9 @@
       $('events-text').textContent = 'collisions (not recorded in this run)';
     } else if (events.length === 0) {
       $('events-text').textContent = 'collisions (none in this run)';
+    } else if (data.events_note) {
+      // A long run's page holds a share of its events (impulse view --max-events).
+      $('events-text').textContent = 'collisions (' + data.events_note + ')';
     } else {
       $('events-text').textContent = 'collisions (' + events.length + ')';
     }

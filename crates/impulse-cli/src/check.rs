@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use impulse::scene::{self, SceneError};
 
+use crate::summary::Census;
+
 /// Loads the scene and lists every problem; errors give exit status 1.
 pub fn check(path: &Path) -> Result<ExitCode, String> {
     match scene::load(path) {
@@ -12,14 +14,12 @@ pub fn check(path: &Path) -> Result<ExitCode, String> {
             for warning in &scene.warnings {
                 println!("{warning}");
             }
-            let bodies = scene.world.bodies();
-            let dynamic = bodies.iter().filter(|b| b.is_dynamic()).count();
+            // In the words `impulse run` uses for the same scene.
             println!(
-                "{}: ok — scene `{}`, {} bodies ({} dynamic), duration {}, {} warning{}",
+                "{}: ok — scene `{}`: {}, duration {} s, {} warning{}",
                 path.display(),
                 scene.name,
-                bodies.len(),
-                dynamic,
+                Census::of(&scene.world),
                 scene.duration,
                 scene.warnings.len(),
                 if scene.warnings.len() == 1 { "" } else { "s" }

@@ -67,10 +67,33 @@ const FARTHEST: f64 = 1e100;
 /// The region the run's moving bounded bodies (dynamic and kinematic) occupy over every
 /// recorded frame, or that of the fixed ones when nothing bounded moves. The fixed surroundings
 /// are context: framing them too made seven dominos on a 60 cm table a speck in the picture.
+/// The viewer page starts from this region, and `impulse render --frame run` draws it.
 pub fn bounds(recording: &Recording) -> Result<Bounds, String> {
-    let (mut lo, mut hi) = swept_box(recording, |body| body.motion != "fixed");
+    let every_frame = |b: usize| {
+        recording.tracks[b]
+            .iter()
+            .map(|s| impulse::math::pose(s.position, s.orientation))
+            .collect::<Vec<_>>()
+    };
+    region(recording, every_frame)
+}
+
+/// The region the moving bounded bodies occupy at time `t` (the fixed ones when nothing
+/// bounded moves): what `impulse render` frames by default, so that bodies that end up far
+/// apart (the see-saw's marbles roll 7 m away) do not make every earlier picture a speck.
+pub fn bounds_at(recording: &Recording, t: f64) -> Result<Bounds, String> {
+    region(recording, |b| vec![recording.pose_at(b, t)])
+}
+
+/// The box around the bounded bodies at the poses `poses` gives for each body: the moving ones,
+/// or the fixed ones when nothing bounded moves (only half-spaces: around the origin).
+fn region(
+    recording: &Recording,
+    poses: impl Fn(usize) -> Vec<impulse::math::Pose>,
+) -> Result<Bounds, String> {
+    let (mut lo, mut hi) = swept_box(recording, &poses, |body| body.motion != "fixed");
     if lo.x == f64::INFINITY {
-        (lo, hi) = swept_box(recording, |_| true);
+        (lo, hi) = swept_box(recording, &poses, |_| true);
     }
     if lo.x == f64::INFINITY {
         // Only half-spaces: look at the origin.
@@ -93,22 +116,42 @@ pub fn bounds(recording: &Recording) -> Result<Bounds, String> {
     })
 }
 
-/// Corners of the box around the bounded bodies that `include` picks, over every recorded
-/// frame (infinite and empty when there are none).
-fn swept_box(recording: &Recording, include: impl Fn(&BodyRecord) -> bool) -> (Vec3, Vec3) {
+/// Corners of the box around the bounded bodies that `include` picks, at the poses `poses`
+/// gives for each (infinite and empty when there are none).
+fn swept_box(
+    recording: &Recording,
+    poses: &impl Fn(usize) -> Vec<impulse::math::Pose>,
+    include: impl Fn(&BodyRecord) -> bool,
+) -> (Vec3, Vec3) {
     let mut lo = Vec3::repeat(f64::INFINITY);
     let mut hi = Vec3::repeat(f64::NEG_INFINITY);
-    for (body, track) in recording.shapes.bodies.iter().zip(&recording.tracks) {
+    for (b, body) in recording.shapes.bodies.iter().enumerate() {
         let Some((center, radius)) = body_sphere(body).filter(|_| include(body)) else {
             continue;
         };
-        for sample in track {
-            let c = sample.position + sample.orientation * center.coords;
-            lo = lo.inf(&c.add_scalar(-radius));
-            hi = hi.sup(&c.add_scalar(radius));
+        for pose in poses(b) {
+            let c = pose * center;
+            lo = lo.inf(&c.coords.add_scalar(-radius));
+            hi = hi.sup(&c.coords.add_scalar(radius));
         }
     }
     (lo, hi)
+}
+
+/// The region around body `b` at time `t`: centred on it, three times its own size (so that
+/// what it meets shows), for `impulse render --follow`.
+pub fn around_body(recording: &Recording, b: usize, t: f64) -> Bounds {
+    let pose = recording.pose_at(b, t);
+    match body_sphere(&recording.shapes.bodies[b]) {
+        Some((center, radius)) => Bounds {
+            center: (pose * center).coords,
+            radius: 3.0 * radius,
+        },
+        None => Bounds {
+            center: pose.translation.vector,
+            radius: 1.0,
+        },
+    }
 }
 
 /// Colours of moving bodies, in turn (Tableau 10, which stays distinguishable for most readers).

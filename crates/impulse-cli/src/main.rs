@@ -1,9 +1,11 @@
 //! `impulse`: run, check and inspect rigid-body scenes.
 
+mod builtin;
 mod check;
 mod framing;
 mod mass;
 mod model;
+mod new;
 mod plot;
 mod poses;
 mod raster;
@@ -11,6 +13,7 @@ mod recording;
 mod render;
 mod run;
 mod solids;
+mod summary;
 mod table;
 mod view;
 
@@ -21,7 +24,12 @@ use clap::{Parser, Subcommand};
 
 /// Rigid-body dynamics after Mirtich's impulse-based simulation.
 #[derive(Parser)]
-#[command(name = "impulse", version, about, long_about = None)]
+#[command(name = "impulse", version, about, long_about = None, after_help = "Examples:
+  impulse new my_scene.toml              write a starter scene to edit
+  impulse check my_scene.toml            list every problem in it
+  impulse run my_scene.toml              simulate it into out/my_scene/
+  impulse view out/my_scene              a page that plays the run back
+  impulse COMMAND --help                 each command's options, with examples")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -32,6 +40,8 @@ enum Command {
     /// Simulate a scene file and write summary.json and trajectory.csv.
     Run(run::RunArgs),
     /// Validate a scene file and list every problem (exit status 1 if there are errors).
+    #[command(after_help = "Example:
+  impulse check scenes/impulse/dominos.toml")]
     Check {
         /// The scene file (TOML).
         scene: PathBuf,
@@ -55,6 +65,9 @@ enum Command {
     /// against MuJoCo and Pinocchio).
     #[command(hide = true)]
     Dynamics(model::DynamicsArgs),
+    /// Write a starter scene to edit (a box dropped on the ground, a block on a ramp, a
+    /// pendulum).
+    New(new::NewArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +83,7 @@ fn main() -> ExitCode {
         Command::Table(args) => table::table(&args),
         Command::Import(args) => model::import(&args),
         Command::Dynamics(args) => model::dynamics(&args),
+        Command::New(args) => new::new(&args),
     };
     match result {
         Ok(code) => code,

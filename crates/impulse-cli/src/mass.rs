@@ -9,6 +9,10 @@ use impulse::math::{Mat3, Vec3};
 use serde_json::{Map, Value, json};
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  impulse mass meshes/l_bracket.obj
+  impulse mass part.stl --density 7.85 --json
+  impulse mass meshes/tetrahedron.obj --integrals")]
 pub struct MassArgs {
     /// The mesh (.obj or .stl): a closed, consistently oriented surface.
     file: PathBuf,

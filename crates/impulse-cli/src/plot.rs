@@ -23,6 +23,9 @@ use crate::raster::Image;
 use crate::recording::Recording;
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  impulse plot out/tossed_parts
+  impulse plot out/dominos --out figures/dominos")]
 pub struct PlotArgs {
     /// A run directory written by `impulse run`.
     dir: PathBuf,

@@ -1,10 +1,11 @@
 //! `impulse render DIR`: pictures of a recorded run without a browser — one frame at a time, or
 //! a contact sheet of several — drawn by the software rasterizer in [`crate::raster`].
 //!
-//! The camera is the viewer page's starting camera: it looks at the centre of the region the
-//! moving bodies occupy over the whole run (so every picture of a run shares one camera), from the
-//! direction given by azimuth and elevation, with a 35° vertical field of view, at the distance
-//! where the sphere around that region just fits the picture.
+//! The camera looks at the centre of a region — by default the one the moving bodies occupy at
+//! the time drawn; with `--frame run` the one they occupy over the whole run, the viewer page's
+//! starting camera, shared by every picture of the run; with `--follow BODY` a region around
+//! that body — from the direction given by azimuth and elevation, with a 35° vertical field of
+//! view, at the distance where the sphere around that region just fits the picture.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,7 +14,7 @@ use clap::Args;
 use impulse::math::{Pose, Vec3};
 use plotters::prelude::*;
 
-use crate::framing::{Bounds, body_colors, bounds};
+use crate::framing::{Bounds, around_body, body_colors, bounds, bounds_at};
 use crate::raster::{Camera, Canvas, Image, Paint, Vertex};
 use crate::recording::Recording;
 use crate::solids::{TriMesh, tessellate};
@@ -29,6 +30,11 @@ const BACKGROUND: [u8; 3] = [42, 47, 55];
 const SUPERSAMPLE: u32 = 2;
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  impulse render out/dzhanibekov --time 4
+  impulse render out/see_saw --sheet 6 --follow \"ball 1\"
+  impulse render out/dominos --center 0,0,5 --zoom 2 --elevation 60
+  impulse render out/rover --sheet 4 --frame run")]
 pub struct RenderArgs {
     /// A run directory written by `impulse run`.
     dir: PathBuf,
@@ -59,6 +65,42 @@ pub struct RenderArgs {
     /// Magnification: 2 brings the camera twice as close as the distance that fits the scene.
     #[arg(long, default_value_t = 1.0)]
     zoom: f64,
+    /// What to fit in the picture: the moving bodies where they are at the time drawn (`now`),
+    /// or wherever they go over the whole run (`run`: one camera for every picture of the run,
+    /// the viewer page's starting camera).
+    #[arg(long, value_enum, default_value_t = Frame::Now)]
+    frame: Frame,
+    /// Look at this point (x,y,z) instead of the framed region's centre; the distance still
+    /// fits the region (use --zoom to come closer).
+    #[arg(long, value_name = "X,Y,Z", allow_negative_numbers = true, value_parser = point, conflicts_with = "follow")]
+    center: Option<Vec3>,
+    /// Keep this body (its name, or `multibody/link`) in the middle of every picture, framed
+    /// with its surroundings (three times its size).
+    #[arg(long, value_name = "BODY")]
+    follow: Option<String>,
+}
+
+/// What `impulse render` fits in the picture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Frame {
+    /// The moving bodies at the time drawn.
+    Now,
+    /// The moving bodies over the whole run.
+    Run,
+}
+
+/// `x,y,z` as a point.
+fn point(text: &str) -> Result<Vec3, String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let numbers: Vec<f64> = parts.iter().filter_map(|p| p.parse().ok()).collect();
+    match numbers[..] {
+        [x, y, z] if parts.len() == 3 && numbers.iter().all(|v| v.is_finite()) => {
+            Ok(Vec3::new(x, y, z))
+        }
+        _ => Err(format!(
+            "expected three numbers x,y,z (e.g. 0,0,0.5), got `{text}`"
+        )),
+    }
 }
 
 pub fn render(args: &RenderArgs) -> Result<ExitCode, String> {
@@ -92,7 +134,31 @@ pub fn render(args: &RenderArgs) -> Result<ExitCode, String> {
         elevation: args.elevation,
         zoom: args.zoom,
     };
-    let scene = SceneView::new(&recording, view)?;
+    let framing = match &args.follow {
+        Some(name) => {
+            let names: Vec<&str> = recording
+                .shapes
+                .bodies
+                .iter()
+                .map(|b| b.name.as_str())
+                .collect();
+            match names.iter().position(|n| n == name) {
+                Some(b) => Framing::Follow(b),
+                None => {
+                    return Err(format!(
+                        "--follow {name}: no such body in {} (its bodies: {})",
+                        args.dir.display(),
+                        names.join(", ")
+                    ));
+                }
+            }
+        }
+        None => match args.frame {
+            Frame::Now => Framing::Now,
+            Frame::Run => Framing::Run(bounds(&recording)?),
+        },
+    };
+    let scene = SceneView::new(&recording, view, framing, args.center)?;
     let (start, end) = (recording.times[0], recording.end_time());
     let (image, default_name) = match args.sheet {
         Some(n) => {
@@ -164,10 +230,22 @@ pub fn camera(bounds: &Bounds, view: View, width: u32, height: u32) -> Camera {
     }
 }
 
+/// Which region a picture fits.
+pub enum Framing {
+    /// The moving bodies at the time drawn.
+    Now,
+    /// This region (the moving bodies over the whole run).
+    Run(Bounds),
+    /// Around this body (index), at the time drawn.
+    Follow(usize),
+}
+
 /// A recording made ready to draw: each body's shapes tessellated once.
 pub struct SceneView<'a> {
     recording: &'a Recording,
-    bounds: Bounds,
+    framing: Framing,
+    /// A point to look at instead of the framed region's centre.
+    center: Option<Vec3>,
     view: View,
     bodies: Vec<Drawn>,
 }
@@ -184,7 +262,12 @@ fn linear(c: [u8; 3]) -> [f64; 3] {
 }
 
 impl<'a> SceneView<'a> {
-    pub fn new(recording: &'a Recording, view: View) -> Result<Self, String> {
+    pub fn new(
+        recording: &'a Recording,
+        view: View,
+        framing: Framing,
+        center: Option<Vec3>,
+    ) -> Result<Self, String> {
         let colors = body_colors(&recording.shapes.bodies);
         let bodies = recording
             .shapes
@@ -205,15 +288,30 @@ impl<'a> SceneView<'a> {
             .collect();
         Ok(Self {
             recording,
-            bounds: bounds(recording)?,
+            framing,
+            center,
             view,
             bodies,
         })
     }
 
+    /// The region a picture at time `t` fits, looked at from its centre or the given point.
+    fn bounds(&self, t: f64) -> Result<Bounds, String> {
+        let mut region = match &self.framing {
+            Framing::Now => bounds_at(self.recording, t)?,
+            Framing::Run(region) => *region,
+            Framing::Follow(b) => around_body(self.recording, *b, t),
+        };
+        if let Some(center) = self.center {
+            region.center = center;
+        }
+        Ok(region)
+    }
+
     /// The picture at time `t`, labelled with the time.
     pub fn frame(&self, t: f64, width: u32, height: u32) -> Result<Image, String> {
-        let camera = camera(&self.bounds, self.view, width, height);
+        let region = self.bounds(t)?;
+        let camera = camera(&region, self.view, width, height);
         let mut canvas = Canvas::new(width, height, SUPERSAMPLE, camera, linear(BACKGROUND));
         for (b, body) in self.bodies.iter().enumerate() {
             let body_pose = self.recording.pose_at(b, t);
@@ -227,7 +325,7 @@ impl<'a> SceneView<'a> {
                 let pose = body_pose * shape_pose;
                 match mesh {
                     Some(mesh) => draw_mesh(&mut canvas, mesh, &pose, &Paint::Solid(paint)),
-                    None => self.draw_ground(&mut canvas, &pose, body.color),
+                    None => draw_ground(&mut canvas, &region, &pose, body.color),
                 }
             }
         }
@@ -261,42 +359,42 @@ impl<'a> SceneView<'a> {
         }
         Ok(sheet)
     }
+}
 
-    /// A square of the half-space's plane (z = 0 of `pose`) under the scene, eight scene radii
-    /// across, as a checkerboard.
-    fn draw_ground(&self, canvas: &mut Canvas, pose: &Pose, color: [f64; 3]) {
-        let r = self.bounds.radius;
-        let local = pose.inverse_transform_point(&self.bounds.center.into());
-        let (cx, cy) = (local.x, local.y);
-        let corner = |x: f64, y: f64| Vertex {
-            position: (pose * impulse::math::Point::new(cx + x, cy + y, 0.0)).coords,
-            normal: pose.rotation * Vec3::z(),
-        };
-        let size = 4.0 * r;
-        let paint = Paint::Checker {
-            light: color,
-            dark: color.map(|c| c * 0.8),
-            cell: nice_length(r / 4.0),
-            origin: pose.translation.vector,
-            u: pose.rotation * Vec3::x(),
-            v: pose.rotation * Vec3::y(),
-        };
-        // In strips, so that the part behind the camera is cut cleanly.
-        let n = 8;
-        let step = 2.0 * size / f64::from(n);
-        for i in 0..n {
-            for j in 0..n {
-                let (x0, y0) = (-size + step * f64::from(i), -size + step * f64::from(j));
-                let (x1, y1) = (x0 + step, y0 + step);
-                let [a, b, c, d] = [
-                    corner(x0, y0),
-                    corner(x1, y0),
-                    corner(x1, y1),
-                    corner(x0, y1),
-                ];
-                canvas.triangle([a, b, c], &paint);
-                canvas.triangle([a, c, d], &paint);
-            }
+/// A square of the half-space's plane (z = 0 of `pose`) under the framed region, eight region
+/// radii across, as a checkerboard.
+fn draw_ground(canvas: &mut Canvas, region: &Bounds, pose: &Pose, color: [f64; 3]) {
+    let r = region.radius;
+    let local = pose.inverse_transform_point(&region.center.into());
+    let (cx, cy) = (local.x, local.y);
+    let corner = |x: f64, y: f64| Vertex {
+        position: (pose * impulse::math::Point::new(cx + x, cy + y, 0.0)).coords,
+        normal: pose.rotation * Vec3::z(),
+    };
+    let size = 4.0 * r;
+    let paint = Paint::Checker {
+        light: color,
+        dark: color.map(|c| c * 0.8),
+        cell: nice_length(r / 4.0),
+        origin: pose.translation.vector,
+        u: pose.rotation * Vec3::x(),
+        v: pose.rotation * Vec3::y(),
+    };
+    // In strips, so that the part behind the camera is cut cleanly.
+    let n = 8;
+    let step = 2.0 * size / f64::from(n);
+    for i in 0..n {
+        for j in 0..n {
+            let (x0, y0) = (-size + step * f64::from(i), -size + step * f64::from(j));
+            let (x1, y1) = (x0 + step, y0 + step);
+            let [a, b, c, d] = [
+                corner(x0, y0),
+                corner(x1, y0),
+                corner(x1, y1),
+                corner(x0, y1),
+            ];
+            canvas.triangle([a, b, c], &paint);
+            canvas.triangle([a, c, d], &paint);
         }
     }
 }

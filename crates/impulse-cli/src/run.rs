@@ -1,9 +1,11 @@
 //! `impulse run SCENE`.
 
+use std::cell::Cell;
 use std::fs::File;
-use std::io::{BufWriter, IsTerminal};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 
 use clap::Args;
 use impulse::run::events::EventWriter;
@@ -13,24 +15,50 @@ use impulse::run::{Recorders, run_scene};
 use impulse::scene::{self, RunOptions, Scene, SceneError};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::summary::{Census, RunReport, counters, drivers};
+
 #[derive(Args)]
 // The arguments' doc comments are their `--help` text, written for a terminal, not HTML.
 #[allow(rustdoc::invalid_html_tags)]
+#[command(after_help = "Examples:
+  impulse run scenes/free/dzhanibekov.toml
+  impulse run scenes/hybrid/creature_war.toml --duration 10 --events collisions
+  impulse run my_scene.toml --out runs/first --fps 120 --verbose")]
 pub struct RunArgs {
     /// The scene file (TOML).
     scene: PathBuf,
     /// Simulated time, overriding the scene's `world.duration`.
     #[arg(long)]
     duration: Option<f64>,
-    /// Output directory [default: out/<scene file name>].
+    /// Output directory [default: out/<scene file name>]. What an earlier run left there and
+    /// no longer matches (view.html, pictures, plots) is removed.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Output frames per unit of simulated time, overriding `world.output_rate`.
     #[arg(long)]
     fps: Option<f64>,
+    /// Which collision events to write to events.csv: every collision and microcollision
+    /// (`all`), the collisions only (`collisions`: microcollisions, the trains of small impulses
+    /// of resting and rolling contact, are most of a long run's rows), or no file (`none`).
+    #[arg(long, value_enum, default_value_t = Events::All)]
+    events: Events,
     /// No progress bar and no summary on standard output.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "verbose")]
     quiet: bool,
+    /// Also print every counter of the run (they are always in summary.json).
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+/// Which events `impulse run` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Events {
+    /// Every collision and microcollision.
+    All,
+    /// Collisions only.
+    Collisions,
+    /// None: no events.csv.
+    None,
 }
 
 fn positive(name: &str, value: Option<f64>) -> Result<Option<f64>, String> {
@@ -77,13 +105,21 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         .unwrap_or_else(|| PathBuf::from("out").join(stem));
     std::fs::create_dir_all(&out)
         .map_err(|e| format!("cannot create output directory {}: {e}", out.display()))?;
+    let removed = remove_stale_outputs(&out, args.events == Events::None)?;
+    if !removed.is_empty() {
+        eprintln!(
+            "removed from {} what an earlier run left there: {}",
+            out.display(),
+            removed.join(", ")
+        );
+    }
     let trajectory_path = out.join("trajectory.csv");
     let summary_path = out.join("summary.json");
     let file = File::create(&trajectory_path)
         .map_err(|e| format!("cannot create {}: {e}", trajectory_path.display()))?;
     let io_error = |e: std::io::Error| format!("writing {}: {e}", trajectory_path.display());
     let mut trajectory = TrajectoryWriter::new(BufWriter::new(file)).map_err(io_error)?;
-    let mut events = write_records(&out, &scene)?;
+    let (mut events, events_written) = write_records(&out, &scene, args.events)?;
 
     let bar = if args.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
@@ -116,42 +152,31 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("cannot write {}: {e}", summary_path.display()))?;
 
     if !args.quiet {
-        let energy = &summary.energy;
-        let change = energy.r#final - energy.initial;
-        let relative = if energy.initial != 0.0 {
-            format!(", {} %", signed(100.0 * change / energy.initial.abs()))
-        } else {
-            String::new()
+        let frames = summary.counters.get("output_frames").copied().unwrap_or(0);
+        let mut files = vec![
+            "summary.json".to_string(),
+            format!("trajectory.csv ({frames} frames)"),
+            "shapes.json".to_string(),
+        ];
+        let rows = events_written.get();
+        match args.events {
+            Events::All => files.push(format!("events.csv ({rows} events)")),
+            Events::Collisions => files.push(format!("events.csv ({rows} collisions)")),
+            Events::None => {}
+        }
+        let report = RunReport {
+            summary,
+            scene_file: &args.scene.display().to_string(),
+            census: Census::of(&scene.world),
+            units: scene.units,
+            drivers: drivers(&scene.world),
+            files,
+            out_dir: &out.display().to_string(),
         };
-        let dynamic = summary
-            .bodies
-            .iter()
-            .filter(|b| b.motion == "dynamic")
-            .count();
-        println!("scene      {} ({})", summary.scene, args.scene.display());
-        println!(
-            "simulated  {} of {} time units in {:.3} s wall time",
-            summary.sim_time, summary.duration, summary.wall_time_s
-        );
-        println!("bodies     {} ({dynamic} dynamic)", summary.bodies.len());
-        println!(
-            "energy     {} → {} (change {}{relative})",
-            significant(energy.initial),
-            significant(energy.r#final),
-            signed(change),
-        );
-        let counters: Vec<String> = summary
-            .counters
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        println!("counters   {}", counters.join(", "));
-        println!(
-            "output     {} and {} (view with `impulse view {}`)",
-            summary_path.display(),
-            trajectory_path.display(),
-            out.display()
-        );
+        println!("{report}");
+        if args.verbose {
+            print!("{}", counters(summary));
+        }
     }
     match outcome.error {
         None => Ok(ExitCode::SUCCESS),
@@ -163,8 +188,99 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
     }
 }
 
-/// Writes `shapes.json` and starts `events.csv` (see `impulse::run::shapes` and `impulse::run::events`).
-fn write_records(out: &Path, scene: &Scene) -> Result<EventWriter<BufWriter<File>>, String> {
+/// The files other commands derive from a run (`view`, `render`, `plot`), relative to its
+/// directory: left from an earlier run they would show that run beside this one's data.
+const DERIVED: [&str; 10] = [
+    "view.html",
+    "frame.png",
+    "sheet.png",
+    "plots/energy.svg",
+    "plots/energy.png",
+    "plots/energy.csv",
+    "plots/collisions.svg",
+    "plots/collisions.png",
+    "plots/speed.svg",
+    "plots/speed.png",
+];
+
+/// Removes the derived files an earlier run left in `out` (and its `events.csv` when this run
+/// writes none), and `plots/` if that empties it; returns what was removed, as shown to the
+/// user. Files impulse does not write are left alone (issue 41, item 11).
+fn remove_stale_outputs(out: &Path, no_events: bool) -> Result<Vec<String>, String> {
+    let mut removed = Vec::new();
+    let stale = DERIVED
+        .iter()
+        .copied()
+        .chain(no_events.then_some("events.csv"));
+    for name in stale {
+        let path = out.join(name);
+        if path.is_file() {
+            std::fs::remove_file(&path)
+                .map_err(|e| format!("cannot remove the stale {}: {e}", path.display()))?;
+            removed.push(name.to_string());
+        }
+    }
+    let plots = out.join("plots");
+    if plots.is_dir() && std::fs::read_dir(&plots).is_ok_and(|mut d| d.next().is_none()) {
+        let _ = std::fs::remove_dir(&plots);
+    }
+    // One line for the plots.
+    let plot_files = removed.iter().filter(|n| n.starts_with("plots/")).count();
+    removed.retain(|n| !n.starts_with("plots/"));
+    if plot_files > 0 {
+        removed.push("plots/".to_string());
+    }
+    Ok(removed)
+}
+
+/// The events file's writer: the header, then the rows of the kinds kept, counting them.
+pub struct EventFilter {
+    out: Box<dyn Write>,
+    keep_microcollisions: bool,
+    line: Vec<u8>,
+    header_written: bool,
+    rows: Rc<Cell<u64>>,
+}
+
+impl Write for EventFilter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        for &byte in bytes {
+            self.line.push(byte);
+            if byte == b'\n' {
+                let keep = if !self.header_written {
+                    self.header_written = true;
+                    true
+                } else {
+                    // Rows are `t,kind,…`: the kind is the second field.
+                    let micro = self.line.split(|&b| b == b',').nth(1) == Some(b"microcollision");
+                    if !micro || self.keep_microcollisions {
+                        self.rows.set(self.rows.get() + 1);
+                        true
+                    } else {
+                        false
+                    }
+                };
+                if keep {
+                    self.out.write_all(&self.line)?;
+                }
+                self.line.clear();
+            }
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Writes `shapes.json` and starts `events.csv` (see `impulse::run::shapes` and `impulse::run::events`), keeping the events
+/// `which` asks for; also returns the count of event rows written.
+fn write_records(
+    out: &Path,
+    scene: &Scene,
+    which: Events,
+) -> Result<(EventWriter<EventFilter>, Rc<Cell<u64>>), String> {
     let shapes_path = out.join("shapes.json");
     let shapes = ShapesFile::of_world(&scene.name, &scene.world);
     let json =
@@ -172,52 +288,23 @@ fn write_records(out: &Path, scene: &Scene) -> Result<EventWriter<BufWriter<File
     std::fs::write(&shapes_path, json + "\n")
         .map_err(|e| format!("cannot write {}: {e}", shapes_path.display()))?;
     let events_path = out.join("events.csv");
-    let file = File::create(&events_path)
-        .map_err(|e| format!("cannot create {}: {e}", events_path.display()))?;
-    EventWriter::new(BufWriter::new(file), &scene.world)
-        .map_err(|e| format!("writing {}: {e}", events_path.display()))
-}
-
-/// `x` to seven significant digits, in plain notation where that is short and in scientific
-/// notation otherwise (what a person reads in a summary; the exact values are in summary.json).
-fn significant(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let exponent = x.abs().log10().floor();
-    if (-4.0..9.0).contains(&exponent) {
-        let decimals = (6.0 - exponent).max(0.0) as usize;
-        format!("{x:.decimals$}")
-    } else {
-        format!("{x:.6e}")
-    }
-}
-
-/// [`significant`] with a plus sign on positive numbers (a change).
-fn signed(x: f64) -> String {
-    let digits = significant(x);
-    if x > 0.0 {
-        format!("+{digits}")
-    } else {
-        digits
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{signed, significant};
-
-    #[test]
-    fn summaries_print_seven_significant_digits() {
-        assert_eq!(significant(165505.38749999998), "165505.4");
-        assert_eq!(significant(-105100.16368), "-105100.2");
-        assert_eq!(significant(0.0012345678), "0.001234568");
-        assert_eq!(significant(2.5), "2.500000");
-        assert_eq!(significant(6.02e23), "6.020000e23");
-        assert_eq!(significant(-3.3e-7), "-3.300000e-7");
-        assert_eq!(significant(0.0), "0");
-        assert_eq!(significant(f64::NAN), "NaN");
-        assert_eq!(signed(1.5e-12), "+1.500000e-12");
-        assert_eq!(signed(-63.49818), "-63.49818");
-    }
+    let sink: Box<dyn Write> = match which {
+        Events::None => Box::new(std::io::sink()),
+        Events::All | Events::Collisions => {
+            let file = File::create(&events_path)
+                .map_err(|e| format!("cannot create {}: {e}", events_path.display()))?;
+            Box::new(BufWriter::new(file))
+        }
+    };
+    let rows = Rc::new(Cell::new(0));
+    let filter = EventFilter {
+        out: sink,
+        keep_microcollisions: which == Events::All,
+        line: Vec::new(),
+        header_written: false,
+        rows: rows.clone(),
+    };
+    let writer = EventWriter::new(filter, &scene.world)
+        .map_err(|e| format!("writing {}: {e}", events_path.display()))?;
+    Ok((writer, rows))
 }

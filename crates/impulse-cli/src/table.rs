@@ -12,10 +12,15 @@ use impulse::scene::{self, SceneError};
 use serde_json::json;
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  impulse table
+  impulse table --list
+  impulse table --repeat 3 --ensemble 6 --out bench/")]
 pub struct TableArgs {
-    /// Directory holding the example scenes (file names as listed by `--list`).
-    #[arg(long, default_value = "scenes/impulse")]
-    scenes: PathBuf,
+    /// Directory holding the example scenes (file names as listed by `--list`) [default:
+    /// `scenes/impulse` if there is one here, else the copies built into impulse].
+    #[arg(long)]
+    scenes: Option<PathBuf>,
     /// Also write the table to this directory as `table7_1.csv` and `table7_1.json`.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -67,6 +72,9 @@ pub const THESIS_TABLE_7_1: [(&str, &str, f64, f64); 12] = [
     ("part_feeder", "part feeder chute", 5.0, 33.0),
     ("exploding_text", "exploding text", 4.0, 18.0),
 ];
+
+/// Where a checkout keeps the Table 7.1 scenes, relative to its root.
+const CHECKOUT_SCENES: &str = "scenes/impulse";
 
 /// The outcome of running one example.
 struct Row {
@@ -123,12 +131,27 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if !args.scenes.is_dir() {
-        return Err(format!(
-            "scene directory {} does not exist (give it with --scenes)",
-            args.scenes.display()
-        ));
-    }
+    // The scenes of a checkout, the ones given, or (an installed program, run anywhere) the
+    // copies built in.
+    let built_in;
+    let scenes: &Path = match &args.scenes {
+        Some(dir) if !dir.is_dir() => {
+            return Err(format!(
+                "scene directory {} does not exist (give it with --scenes)",
+                dir.display()
+            ));
+        }
+        Some(dir) => dir,
+        None if Path::new(CHECKOUT_SCENES).is_dir() => Path::new(CHECKOUT_SCENES),
+        None => {
+            built_in = crate::builtin::BuiltInScenes::write()?;
+            eprintln!(
+                "no {CHECKOUT_SCENES} here: running the Table 7.1 scenes built into impulse \
+                 (--scenes DIR runs others)"
+            );
+            built_in.path()
+        }
+    };
     if let Some(out) = &args.out {
         std::fs::create_dir_all(out)
             .map_err(|e| format!("cannot create output directory {}: {e}", out.display()))?;
@@ -136,7 +159,7 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     for (stem, name, sim, thesis) in THESIS_TABLE_7_1 {
-        let path = args.scenes.join(format!("{stem}.toml"));
+        let path = scenes.join(format!("{stem}.toml"));
         if !path.is_file() {
             skipped.push(format!("{name}: no {}", path.display()));
             continue;
@@ -155,7 +178,7 @@ pub fn table(args: &TableArgs) -> Result<ExitCode, String> {
     if rows.is_empty() {
         return Err(format!(
             "none of the Table 7.1 scenes is in {} (see `impulse table --list`)",
-            args.scenes.display()
+            scenes.display()
         ));
     }
     print!("{}", format_table(&rows));

@@ -495,3 +495,294 @@ fn table_without_scene_directory_is_an_error() {
         "{stderr}"
     );
 }
+
+/// An installed `impulse`, run outside a checkout, still has the Table 7.1 scenes (issue 41,
+/// item 7: it looked for `scenes/impulse` in the current directory and found nothing): it runs
+/// the copies built into it, all twelve to completion, and leaves no scratch files behind.
+#[test]
+fn the_table_runs_outside_a_checkout_from_the_built_in_scenes() {
+    let elsewhere = scratch("table_elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let result = Command::new(env!("CARGO_BIN_EXE_impulse"))
+        .args(["table", "--out", "table"])
+        .current_dir(&elsewhere)
+        .output()
+        .expect("the impulse binary runs");
+    let stderr = text(&result.stderr);
+    assert!(result.status.success(), "{stderr}");
+    assert!(stderr.contains("built into impulse"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(elsewhere.join("table/table7_1.json")).unwrap(),
+    )
+    .unwrap();
+    let rows = json["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 12, "{json}");
+    for row in rows {
+        assert_eq!(row["status"], "completed", "{row}");
+    }
+    let file = rows[0]["file"].as_str().unwrap();
+    assert!(
+        !Path::new(file).exists(),
+        "the built-in scenes were left in {file}"
+    );
+}
+
+/// Issue 41, item 9: the run summary said "time units", gave energies without units, dumped
+/// two dozen counters on one line, gave the energy change in % of a total whose potential part
+/// has an arbitrary zero (the see-saw's −199 %) even where controllers drive the bodies,
+/// counted multibody links as bodies (so `check` and `run` disagreed) and named two of the four
+/// files it wrote. Now: a few lines, seconds and the scene's energy unit, the same census as
+/// `check`, every file, and the counters only with --verbose.
+#[test]
+fn the_run_summary_is_short_with_units_and_names_every_file() {
+    let out = scratch("summary_see_saw");
+    let result = impulse(&[
+        "run",
+        "scenes/hybrid/see_saw.toml",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let stdout = text(&result.stdout);
+    assert!(stdout.lines().count() <= 8, "{stdout}");
+    let census = "10 bodies (8 dynamic, 2 fixed) and 1 multibody of 1 link";
+    for expected in [
+        "simulated 7 s of 7 s",
+        census,
+        "116 collisions",
+        " erg → ",
+        "(dissipated: collisions, friction, dampers)",
+        "summary.json, trajectory.csv (701 frames), shapes.json, events.csv (5865 events)",
+    ] {
+        assert!(stdout.contains(expected), "no `{expected}` in:\n{stdout}");
+    }
+    for unwanted in ["%", "time units", "collision_checks"] {
+        assert!(!stdout.contains(unwanted), "`{unwanted}` in:\n{stdout}");
+    }
+    let check = impulse(&["check", "scenes/hybrid/see_saw.toml"]);
+    assert!(
+        text(&check.stdout).contains(census),
+        "{}",
+        text(&check.stdout)
+    );
+    // A driven scene in SI: joules, and why the energy is not conserved; every counter with
+    // --verbose.
+    let out = scratch("summary_pd_arm");
+    let result = impulse(&[
+        "run",
+        "scenes/multibody/pd_arm.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--verbose",
+    ]);
+    let stdout = text(&result.stdout);
+    assert!(
+        stdout.contains(" J → ")
+            && stdout.contains("not conserved: driven by controllers or forces of `arm`")
+            && !stdout.contains('%'),
+        "{stdout}"
+    );
+    assert!(stdout.contains("collision_checks"), "{stdout}");
+}
+
+/// Issue 41, item 10: the creature war wrote a 110 MB events.csv (546 067 rows, 534 662 of
+/// them microcollisions) and a 126 MB view.html. `run --events collisions` keeps the
+/// collisions only, `--events none` writes no events file; `view` puts at most --max-events
+/// events in the page: every collision and an even share of the microcollisions.
+#[test]
+fn run_and_view_keep_a_long_runs_event_records_small() {
+    let rows = |dir: &Path| -> Vec<String> {
+        std::fs::read_to_string(dir.join("events.csv"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(str::to_string)
+            .collect()
+    };
+    let all = scratch("events_all");
+    let result = impulse(&[
+        "run",
+        "scenes/impulse/block_drop.toml",
+        "--out",
+        all.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let every = rows(&all);
+    let collisions = every.iter().filter(|r| r.contains(",collision,")).count();
+    assert!(
+        collisions > 10 && every.len() > 10 * collisions,
+        "{collisions} of {}",
+        every.len()
+    );
+
+    let only = scratch("events_collisions");
+    let result = impulse(&[
+        "run",
+        "scenes/impulse/block_drop.toml",
+        "--out",
+        only.to_str().unwrap(),
+        "--events",
+        "collisions",
+    ]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let kept = rows(&only);
+    let expected: Vec<&String> = every.iter().filter(|r| r.contains(",collision,")).collect();
+    assert_eq!(kept.iter().collect::<Vec<_>>(), expected);
+    assert!(
+        text(&result.stdout).contains(&format!("events.csv ({collisions} collisions)")),
+        "{}",
+        text(&result.stdout)
+    );
+
+    let none = scratch("events_none");
+    let result = impulse(&[
+        "run",
+        "scenes/impulse/block_drop.toml",
+        "--out",
+        none.to_str().unwrap(),
+        "--events",
+        "none",
+    ]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    assert!(!none.join("events.csv").exists());
+    assert!(!text(&result.stdout).contains("events.csv"));
+    // The trajectory is the same whatever is recorded of the events.
+    let trajectory = |dir: &Path| std::fs::read(dir.join("trajectory.csv")).unwrap();
+    assert!(trajectory(&all) == trajectory(&only) && trajectory(&all) == trajectory(&none));
+
+    // The page: at most 100 events, all the collisions among them.
+    let view = impulse(&["view", all.to_str().unwrap(), "--max-events", "100"]);
+    assert!(view.status.success(), "{}", text(&view.stderr));
+    let page = std::fs::read_to_string(all.join("view.html")).unwrap();
+    let shown_collisions = page.matches("\"kind\":\"collision\"").count();
+    let shown_micro = page.matches("\"kind\":\"microcollision\"").count();
+    assert_eq!(shown_collisions, collisions);
+    assert!(shown_collisions + shown_micro <= 100 && shown_micro > 0);
+    let note = format!("of {} events: all {collisions} collisions", every.len());
+    assert!(text(&view.stdout).contains(&note), "{}", text(&view.stdout));
+    assert!(page.contains(&note));
+}
+
+/// Issue 41, item 11: running again into a directory left the previous run's view.html,
+/// sheet.png and plots/ beside the new data. A run now removes what impulse derived from a
+/// run there (and says so), and leaves other files alone.
+#[test]
+fn a_new_run_removes_the_previous_runs_pictures_and_page() {
+    let out = scratch("rerun");
+    let dir = out.to_str().unwrap();
+    let run = || {
+        impulse(&[
+            "run",
+            "scenes/impulse/block_drop.toml",
+            "--out",
+            dir,
+            "--quiet",
+        ])
+    };
+    assert!(run().status.success());
+    for command in [
+        vec!["view", dir],
+        vec![
+            "render", dir, "--sheet", "2", "--width", "64", "--height", "48",
+        ],
+        vec!["render", dir, "--width", "64", "--height", "48"],
+        vec!["plot", dir],
+    ] {
+        let result = impulse(&command);
+        assert!(
+            result.status.success(),
+            "{command:?}: {}",
+            text(&result.stderr)
+        );
+    }
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    for file in ["view.html", "sheet.png", "frame.png", "plots/energy.png"] {
+        assert!(out.join(file).exists(), "{file}");
+    }
+    let again = run();
+    assert!(again.status.success());
+    for file in ["view.html", "sheet.png", "frame.png", "plots"] {
+        assert!(
+            !out.join(file).exists(),
+            "{file} was left from the earlier run"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    let stderr = text(&again.stderr);
+    assert!(
+        stderr.contains("view.html, frame.png, sheet.png, plots/"),
+        "{stderr}"
+    );
+}
+
+/// Issue 41, item 13: a new user had to start a scene from nothing. `impulse new` writes a
+/// starter scene from a template; each checks clean (no warnings) and runs; an existing file
+/// is not overwritten without --force, and an unknown template names the others.
+#[test]
+fn new_writes_starter_scenes_that_check_clean_and_run() {
+    let dir = scratch("new_scenes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = impulse(&["new", "--list"]);
+    let listed = text(&list.stdout);
+    for template in ["drop", "ramp", "pendulum"] {
+        assert!(listed.contains(template), "{listed}");
+        let file = dir.join(format!("{template}.toml"));
+        let file = file.to_str().unwrap();
+        let written = impulse(&["new", file, "--template", template]);
+        assert!(written.status.success(), "{}", text(&written.stderr));
+        let check = impulse(&["check", file]);
+        let report = text(&check.stdout);
+        assert!(
+            check.status.success() && report.contains(", 0 warnings"),
+            "{template}: {report}"
+        );
+        let out = dir.join(format!("{template}_run"));
+        let run = impulse(&["run", file, "--out", out.to_str().unwrap(), "--quiet"]);
+        assert!(run.status.success(), "{template}: {}", text(&run.stderr));
+    }
+    let again = impulse(&["new", dir.join("drop.toml").to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        text(&again.stderr).contains("--force"),
+        "{}",
+        text(&again.stderr)
+    );
+    let unknown = impulse(&[
+        "new",
+        dir.join("x.toml").to_str().unwrap(),
+        "--template",
+        "bridge",
+    ]);
+    assert!(
+        text(&unknown.stderr).contains("no template `bridge` (there are: drop, ramp, pendulum)"),
+        "{}",
+        text(&unknown.stderr)
+    );
+}
+
+/// Issue 41, item 13: every command's --help ends with examples.
+#[test]
+fn every_commands_help_shows_an_example() {
+    for command in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["check", "--help"],
+        vec!["mass", "--help"],
+        vec!["view", "--help"],
+        vec!["render", "--help"],
+        vec!["plot", "--help"],
+        vec!["table", "--help"],
+        vec!["new", "--help"],
+    ] {
+        let help = impulse(&command);
+        let shown = text(&help.stdout);
+        assert!(
+            help.status.success() && shown.contains("Example") && shown.contains("  impulse "),
+            "{command:?}:\n{shown}"
+        );
+    }
+}

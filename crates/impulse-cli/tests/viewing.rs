@@ -116,7 +116,7 @@ fn run_records_every_shape_and_an_events_file() {
     // about y (quaternion (cos 45°, 0, sin 45°, 0)) and its second ball 3 along x.
     assert_eq!(bodies[2]["shapes"][0]["length"], 2.0);
     let bar = &bodies[5]["shapes"][2];
-    assert_eq!(bar["height"], 6.0);
+    assert_eq!(bar["height"], 4.0); // ends on the balls (issue 41, item 5a)
     let q: Vec<f64> = bar["orientation"]
         .as_array()
         .unwrap()
@@ -210,12 +210,15 @@ fn view_serves_the_page_on_localhost() {
 const BACKGROUND: [u8; 3] = [42, 47, 55];
 
 /// Renders run `dir` at time `t` to `dir/name`, 200 × 200 pixels, seen from −y (azimuth −90°,
-/// elevation 0: x to the right, z up), and returns the picture's size and pixels.
+/// elevation 0: x to the right, z up), framing the whole run (the viewer page's camera), and
+/// returns the picture's size and pixels.
 fn side_view(dir: &Path, t: &str, name: &str) -> (u32, u32, Vec<u8>) {
     let file = dir.join(name);
     succeeds(&[
         "render",
         path(dir),
+        "--frame",
+        "run",
         "--time",
         t,
         "--azimuth=-90",
@@ -710,6 +713,8 @@ fn render_draws_sleeping_bodies_pale() {
             path(&out),
             "--time",
             &t.to_string(),
+            "--frame",
+            "run",
             "--zoom",
             "2.5",
             "--out",
@@ -733,5 +738,89 @@ fn render_draws_sleeping_bodies_pale() {
     assert!(
         darker * 50 < changed,
         "{darker} of {changed} changed pixels got darker"
+    );
+}
+
+/// Issue 41, item 8: `render` framed the region the bodies sweep over the whole run, so a body
+/// that ends up far away (the see-saw's marbles roll 7 m) made every picture a checkerboard with
+/// a speck. Two balls of radius 0.25 side by side, one flying off at 50 units a second: at t = 0
+/// the default picture frames the two where they are (they fill a tenth of it and more), the
+/// whole run's framing (`--frame run`, 50 units wide) leaves them a speck; `--follow` keeps the
+/// flier in the middle at t = 1, and `--center` looks at a given point.
+#[test]
+fn render_frames_the_bodies_where_they_are_at_the_time_drawn() {
+    let dir = scratch("framing_now");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("parting.toml");
+    std::fs::write(
+        &scene,
+        "[world]\ngravity = [0, 0, 0]\nduration = 1\noutput_rate = 10\n\
+         [[bodies]]\nname = \"stay\"\nshape = { type = \"sphere\", radius = 0.25 }\ndensity = 1000\n\
+         [[bodies]]\nname = \"away\"\nshape = { type = \"sphere\", radius = 0.25 }\ndensity = 1000\n\
+         position = [0.6, 0, 0]\nvelocity = [50, 0, 0]\n",
+    )
+    .unwrap();
+    let out = run(path(&scene), "framing_now_run", &[]);
+    let picture = |name: &str, extra: &[&str]| {
+        let file = out.join(name);
+        let mut args = vec![
+            "render",
+            path(&out),
+            "--azimuth=-90",
+            "--elevation",
+            "0",
+            "--width",
+            "200",
+            "--height",
+            "200",
+            "--out",
+            path(&file),
+        ];
+        args.extend_from_slice(extra);
+        succeeds(&args);
+        pixels(&file).2
+    };
+    let covered =
+        |rgb: &[u8]| rgb.chunks(3).filter(|p| *p != BACKGROUND).count() as f64 / (200.0 * 200.0);
+    let now = covered(&picture("now.png", &["--time", "0"]));
+    let run_wide = covered(&picture("run.png", &["--time", "0", "--frame", "run"]));
+    assert!(now > 0.1, "framed now, the balls cover {now}");
+    assert!(
+        run_wide < 0.01,
+        "framed on the run, the balls cover {run_wide}"
+    );
+    // The middle pixel: the first moving body is blue (78, 121, 167), the second orange
+    // (242, 142, 43), lit or in shade.
+    let middle = |rgb: &[u8]| {
+        let i = (100 * 200 + 100) * 3;
+        [rgb[i], rgb[i + 1], rgb[i + 2]]
+    };
+    let followed = middle(&picture("follow.png", &["--time", "1", "--follow", "away"]));
+    assert!(
+        followed != BACKGROUND && i32::from(followed[0]) > i32::from(followed[2]) + 20,
+        "not the orange flier in the middle: {followed:?}"
+    );
+    let centred = middle(&picture(
+        "center.png",
+        &["--time", "1", "--center", "0,0,0", "--zoom", "20"],
+    ));
+    assert!(
+        centred != BACKGROUND && i32::from(centred[2]) > i32::from(centred[0]) + 20,
+        "not the blue ball in the middle: {centred:?}"
+    );
+    // A body that is not there, and a point that is not one, are clear errors.
+    let missing = impulse(&["render", path(&out), "--follow", "nobody"]);
+    assert_eq!(missing.status.code(), Some(1));
+    let stderr = text(&missing.stderr);
+    assert!(
+        stderr.contains("--follow nobody") && stderr.contains("stay, away"),
+        "{stderr}"
+    );
+    let bad = impulse(&["render", path(&out), "--center", "1,2"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("three numbers"),
+        "{}",
+        text(&bad.stderr)
     );
 }

@@ -39,7 +39,7 @@ fn cube(center: Point, velocity: Vec3, gravity: f64, push: f64) -> ContactBody {
 
 /// ±0.1 m/s, alternating with `level`.
 fn alternate(level: usize) -> f64 {
-    if level % 2 == 0 { 0.1 } else { -0.1 }
+    if level.is_multiple_of(2) { 0.1 } else { -0.1 }
 }
 
 /// Contacts at the corners of the rectangle `[x0, x1] × [-0.5, 0.5]` at height `z`.

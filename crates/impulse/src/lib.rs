@@ -67,6 +67,11 @@ internal_modules! {
 pub use integrate::{IntegrationError, Tolerance};
 pub use response::{ResponseKind, RestitutionLaw};
 
+/// The README's Rust examples, compiled and run as documentation tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;
+
 pub use dynamics::{BodyDesc, BodyId, BodyState, Material, MaterialError, MotionType, RigidBody};
 pub use world::{EnergyBound, MicrocollisionClusters, SettingsError, Sleep, World, WorldSettings};
 

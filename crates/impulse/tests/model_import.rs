@@ -613,10 +613,10 @@ fn damaged_files_never_panic() {
             let mut damaged = bytes.to_vec();
             let at = rng.random_range(0..damaged.len());
             damaged[at] = b"<>\"= -0.e9x/"[rng.random_range(0..12)];
-            if let Ok(s) = String::from_utf8(damaged) {
-                if let Err(d) = read(&name, &s) {
-                    assert!(d.iter().any(|x| x.severity == Severity::Error));
-                }
+            if let Ok(s) = String::from_utf8(damaged)
+                && let Err(d) = read(&name, &s)
+            {
+                assert!(d.iter().any(|x| x.severity == Severity::Error));
             }
         }
     }

@@ -120,6 +120,8 @@ pub fn gjk(a: &dyn Support, b: &dyn Support, initial: &Vec3, settings: &GjkSetti
         {
             return separated(&simplex[..len], &lambdas[..len], v);
         }
+        // The simplex before this step: the best so far, kept in case the step is no better.
+        let (kept, kept_lambdas, kept_len) = (simplex, lambdas, len);
         simplex[len] = w;
         len += 1;
         len = reduce(&mut simplex, &mut lambdas, len);
@@ -127,8 +129,15 @@ pub fn gjk(a: &dyn Support, b: &dyn Support, initial: &Vec3, settings: &GjkSetti
             return intersecting(&simplex[..len]);
         }
         let new_v: Vec3 = (0..len).map(|i| simplex[i].w * lambdas[i]).sum();
-        // Guard against no progress (rounding): stop with the best simplex.
+        // Guard against no progress (rounding): stop. A step no better by rounding keeps its
+        // simplex; a step clearly worse is a failed reduction and the simplex before it is the
+        // answer. (With the origin on the boundary of A − B — touching bodies — the reduction
+        // of a flat tetrahedron could land on a face far from the origin, and that face's
+        // distance, 20 m for a cube touching a slab, was reported as the gap: issue 41, item 2.)
         if new_v.norm() >= best_v_norm {
+            if new_v.norm() > best_v_norm * (1.0 + 1e-6) {
+                return separated(&kept[..kept_len], &kept_lambdas[..kept_len], v);
+            }
             return separated(&simplex[..len], &lambdas[..len], new_v);
         }
         best_v_norm = new_v.norm();
@@ -519,6 +528,67 @@ impl Polytope {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::Quat;
+
+    /// A box's support function as the narrow phase sees it: the convex hull of its corners,
+    /// placed by `rotation` and `centre`.
+    fn cuboid(centre: Point, rotation: Quat, half: Vec3) -> impl Fn(&Vec3) -> Point {
+        let corners: Vec<Point> = (0..8)
+            .map(|i| {
+                Point::new(
+                    if i & 1 == 0 { -half.x } else { half.x },
+                    if i & 2 == 0 { -half.y } else { half.y },
+                    if i & 4 == 0 { -half.z } else { half.z },
+                )
+            })
+            .collect();
+        let hull = crate::geometry::ConvexPolyhedron::from_points(&corners).expect("a box");
+        let pose = crate::math::Pose::from_parts(centre.into(), rotation);
+        move |d: &Vec3| pose * hull.support(&(pose.rotation.inverse() * d))
+    }
+
+    /// Issue 41, item 2: a 0.1 m cube resting exactly on an 80 × 4 × 1 m slab, both turned
+    /// about y. The origin then lies on the boundary of A − B, and a step's flat tetrahedron
+    /// could reduce to a face far from the origin; the no-progress guard returned that face's
+    /// distance (20 m at 20°, 114 m at 80°) instead of the best simplex's (~1e-14). Expected: touching, to
+    /// GJK's stopping tolerance on the slab's 40 m coordinates (worst seen 2.9e-12; 1e-10).
+    #[test]
+    fn touching_boxes_are_touching_whatever_their_tilt() {
+        let mut worst: (f64, f64, f64) = (0.0, 0.0, 0.0);
+        for degrees in 0..90 {
+            for along in [0.0, 0.37, -13.1, 25.0] {
+                let theta = f64::from(degrees).to_radians();
+                let rotation = Quat::from_axis_angle(&Vec3::y_axis(), theta);
+                let normal = rotation * Vec3::z();
+                let centre = Point::from(normal * 0.55 + rotation * Vec3::x() * along);
+                let slab = cuboid(Point::origin(), rotation, Vec3::new(40.0, 2.0, 0.5));
+                let cube = cuboid(centre, rotation, Vec3::new(0.05, 0.05, 0.05));
+                let distance = match gjk(&slab, &cube, &-centre.coords, &GjkSettings::default()) {
+                    GjkResult::Separated { distance, .. } => distance,
+                    GjkResult::Intersecting(_) => 0.0,
+                };
+                if distance > worst.0 {
+                    worst = (distance, f64::from(degrees), along);
+                }
+            }
+        }
+        assert!(worst.0 < 1e-10, "{worst:?}");
+        // The very poses of the scene that failed (the slab and the cube turned 20° about y,
+        // as the scene reader placed them).
+        let rotation = Quat::from_quaternion(nalgebra::Quaternion::new(
+            0.984807753012208,
+            0.0,
+            0.17364817766693033,
+            0.0,
+        ));
+        let centre = Point::new(0.18811107882911782, 0.0, 0.5168309414322497);
+        let slab = cuboid(Point::origin(), rotation, Vec3::new(40.0, 2.0, 0.5));
+        let cube = cuboid(centre, rotation, Vec3::new(0.05, 0.05, 0.05));
+        let result = gjk(&slab, &cube, &-centre.coords, &GjkSettings::default());
+        if let GjkResult::Separated { distance, .. } = result {
+            assert!(distance < 1e-10, "{distance}");
+        }
+    }
 
     fn sphere(centre: Point, radius: f64) -> impl Fn(&Vec3) -> Point {
         move |d: &Vec3| centre + d.normalize() * radius

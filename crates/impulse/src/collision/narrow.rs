@@ -722,13 +722,19 @@ fn touch_face(flat: &Placed, face: FlatFace, other: &Placed) -> Option<(f64, Poi
     let deepest = other.full(&-normal);
     let local = flat.pose.inverse_transform_point(&deepest);
     let gap = local_normal.dot(&local.coords) - offset;
-    // Touching or crossing the plane (or NaN): GJK and EPA decide.
-    if gap.is_nan() || gap <= 0.0 {
+    // The magnitude of the coordinates the test's rounding scales with.
+    let reach = deepest.coords.norm() + flat.pose.translation.vector.norm() + local.coords.norm();
+    // NaN, or crossing the plane more than `shallow_overlap` allows: GJK and EPA decide. On
+    // the plane to rounding is touching, and the face's normal is the contact's: GJK's and
+    // EPA's directions at zero distance are noise (issue 41, item 2: a cylinder placed exactly
+    // on a tilted box fell into it).
+    if gap.is_nan()
+        || (gap < -FACE_TEST_SLACK * reach
+            && !shallow_overlap(flat, face, local_normal, &local, -gap))
+    {
         return None;
     }
     let projected = local - local_normal * gap;
-    // The magnitude of the coordinates the test's rounding scales with.
-    let reach = deepest.coords.norm() + flat.pose.translation.vector.norm() + local.coords.norm();
     let inside = match (face, flat.convex) {
         (FlatFace::Polygon(f), Convex::Polyhedron(poly)) => {
             // Edge-side test: each edge runs counter-clockwise seen from outside, so
@@ -749,6 +755,57 @@ fn touch_face(flat: &Placed, face: FlatFace, other: &Placed) -> Option<(f64, Poi
         _ => false,
     };
     inside.then(|| (gap, deepest, deepest - normal * gap, normal))
+}
+
+/// Whether C's deepest point `local` (F's frame), `depth` below F's face with outward normal
+/// `n`, overlaps F through that face alone: then moving C by `depth` along n is the least
+/// translation that parts them, and n is the contact normal. With q the point's projection
+/// on the face, m its distance inside the face's boundary, T F's thickness along n and L the
+/// distance across n from q to F's point deepest along −n, this holds when m ≥ 10 depth and
+/// T ≥ 4 depth (1 + L/m): in any direction u at angle φ from n, C overlaps F by at least
+/// m sin φ + depth cos φ (the disc of radius m about q is in F), which is ≥ depth for
+/// tan(φ/2) ≤ m / depth; within the remaining 2 atan(1/10) of −n, F's deepest point gives
+/// at least 0.98 (T − depth) − 2 (depth/m) L ≥ depth. (Issue 41, item 2: a cylinder placed
+/// 1e-9 m into a tilted box got EPA's direction, whose tolerance was larger than the depth.)
+fn shallow_overlap(flat: &Placed, face: FlatFace, n: Vec3, local: &Point, depth: f64) -> bool {
+    let projected = local + n * depth;
+    let (margin, bottom) = match (face, flat.convex) {
+        (FlatFace::Polygon(f), Convex::Polyhedron(poly)) => {
+            let margin = poly
+                .face_half_edges(f)
+                .map(|h| {
+                    let tail = poly.vertices()[poly.half_edges()[h as usize].origin as usize];
+                    let head = poly.vertices()[poly.head(h) as usize];
+                    let inward = n.cross(&(head - tail));
+                    inward.dot(&(projected - tail)) / inward.norm()
+                })
+                .fold(f64::INFINITY, f64::min);
+            let bottom = poly
+                .vertices()
+                .iter()
+                .min_by(|x, y| n.dot(&x.coords).total_cmp(&n.dot(&y.coords)))
+                .copied();
+            (margin, bottom)
+        }
+        (
+            FlatFace::Cap { .. },
+            Convex::Cylinder {
+                radius,
+                half_height,
+            },
+        ) => {
+            let across = (projected.x.powi(2) + projected.y.powi(2)).sqrt();
+            (radius - across, Some(Point::from(-n * *half_height)))
+        }
+        _ => return false,
+    };
+    let Some(bottom) = bottom else {
+        return false;
+    };
+    let thickness = n.dot(&(projected - bottom));
+    let to_bottom = bottom - projected;
+    let across = (to_bottom - n * n.dot(&to_bottom)).norm();
+    margin >= 10.0 * depth && thickness >= 4.0 * depth * (1.0 + across / margin)
 }
 
 fn scale(a: &Placed, b: &Placed) -> f64 {

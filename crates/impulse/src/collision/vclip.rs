@@ -331,6 +331,23 @@ fn derivative(target: &Target, p: &Point, u: &Vec3) -> f64 {
 /// Relative size of rounding noise in the derivative tests.
 const ROUNDING: f64 = 1e-12;
 
+/// How far from a face's plane rounding may put a point that lies on it: the signed distance
+/// `n·p − offset` is computed from coordinates of size `|p|` and `|offset|`.
+fn plane_rounding(plane: &Plane, p: &Point) -> f64 {
+    ROUNDING * (p.coords.norm() + plane.offset.abs())
+}
+
+/// The rate at which moving along `u` approaches (negative) or leaves (positive) a plane from
+/// above it, zero within rounding ([`derivative`] for a point on or above the plane).
+fn slope_to_plane(plane: &Plane, u: &Vec3) -> f64 {
+    let slope = u.dot(&plane.normal);
+    if slope.abs() <= ROUNDING * u.norm() {
+        0.0
+    } else {
+        slope
+    }
+}
+
 /// Clips the edge `t–h` (in the frame of feature `x`) against the planes of `x`'s Voronoi region
 /// made by `planes`, starting from `clip`, and decides whether `x` must move to a neighbour:
 /// if the edge misses the region, across the plane most violated by the edge's point closest to
@@ -686,11 +703,25 @@ fn vertex_face(p: &Side, v: u32, q: &Side, f: u32) -> Step {
         }
         return Step::Done;
     }
+    // On the face's plane to rounding counts as on it: touching when no edge at the vertex
+    // goes down into the other polyhedron, penetrating when one does. A body placed exactly
+    // on a face has its corners there, and which side rounding puts each one must not decide
+    // (issue 41, item 2: a cube placed on a tilted slab was sent to the penetration search,
+    // whose direction at zero depth is noise).
+    if d > -plane_rounding(&plane, &v_in_q) {
+        let into = p.poly.vertex_half_edges(v).any(|h| {
+            let w_in_q = p.to_other * p.vertex(p.head(h));
+            slope_to_plane(&plane, &(w_in_q - v_in_q)) < 0.0
+        });
+        return if into { Step::Penetration } else { Step::Done };
+    }
     // On or below the face's plane, inside its prism: either the vertex is inside the other
     // polyhedron, or this is a local minimum and another face is closer (V-Clip's search).
+    // A vertex on another face's plane to rounding is on that face (see above).
     let mut best = (f64::NEG_INFINITY, f);
     for g in 0..q.poly.faces().len() as u32 {
-        let s = q.face_plane(g).signed(&v_in_q);
+        let plane = q.face_plane(g);
+        let s = plane.signed(&v_in_q) + plane_rounding(&plane, &v_in_q);
         if s > best.0 {
             best = (s, g);
         }
@@ -746,8 +777,7 @@ fn edge_face(p: &Side, e: u32, q: &Side, f: u32) -> Step {
     };
     let plane = q.face_plane(f);
     let u = h - t;
-    let d_lo = plane.signed(&(t + u * lo));
-    let d_hi = plane.signed(&(t + u * hi));
+    let (d_lo, d_hi) = (plane.signed(&(t + u * lo)), plane.signed(&(t + u * hi)));
     if (d_lo < 0.0 && d_hi > 0.0) || (d_lo > 0.0 && d_hi < 0.0) {
         return Step::Penetration;
     }

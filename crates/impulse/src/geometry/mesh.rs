@@ -79,6 +79,18 @@ pub enum MeshDefect {
     ZeroVolume { volume: f64 },
     /// Two faces that share no vertex cross each other.
     SelfIntersection { face: usize, other: usize },
+    /// A shell (a closed surface of its own: the faces joined to `face` through edges, `faces`
+    /// of them) is wound the wrong way for its place: a shell inside another (`inside`: a face
+    /// of it) bounds a cavity and must face inward (negative `volume`), any other outward.
+    ShellOrientation {
+        face: usize,
+        faces: usize,
+        volume: f64,
+        inside: Option<usize>,
+    },
+    /// Two shells (or two objects) overlap: the shell of `face` lies partly inside the shell of
+    /// `other` (for objects: at all inside), so their surfaces cross.
+    ShellsCross { face: usize, other: usize },
 }
 
 impl MeshDefect {
@@ -91,7 +103,9 @@ impl MeshDefect {
             | Self::OpenEdge { face, .. }
             | Self::NonManifoldEdge { face, .. }
             | Self::InconsistentOrientation { face, .. }
-            | Self::SelfIntersection { face, .. } => Some(face),
+            | Self::SelfIntersection { face, .. }
+            | Self::ShellOrientation { face, .. }
+            | Self::ShellsCross { face, .. } => Some(face),
             _ => None,
         }
     }
@@ -140,6 +154,27 @@ impl MeshDefect {
             }
             Self::SelfIntersection { other, .. } => format!(
                 "crosses face {}: the surface intersects itself",
+                face_number(other)
+            ),
+            Self::ShellOrientation {
+                faces,
+                volume,
+                inside: Some(outer),
+                ..
+            } => format!(
+                "is on a closed shell of {faces} faces that lies inside the shell of face {}, so it bounds a cavity and must face inward (wound clockwise seen from outside the solid), but it faces outward (its volume is {volume:+.6e}, counted as solid); reverse the faces of this shell",
+                face_number(outer)
+            ),
+            Self::ShellOrientation {
+                faces,
+                volume,
+                inside: None,
+                ..
+            } => format!(
+                "is on a closed shell of {faces} faces that lies inside no other shell, so it must face outward, but it is wound inward (its volume is {volume:+.6e}); reverse the faces of this shell"
+            ),
+            Self::ShellsCross { other, .. } => format!(
+                "is on a closed shell that lies partly inside the shell of face {}: the two overlap and their surfaces cross (each part must be a separate solid, or one the cavity of the other)",
                 face_number(other)
             ),
         }
@@ -298,7 +333,10 @@ impl PolygonMesh {
         if volume < 0.0 {
             return Err(MeshDefect::Inverted { volume });
         }
-        self.check_self_intersection()
+        self.check_self_intersection()?;
+        // Shells nest as a solid's boundary: cavities inward, the others outward (issue 41,
+        // item 1: a cavity wound outward was counted as solid).
+        super::shells::check_nesting(self, super::shells::shells(self), true)
     }
 
     /// Checks that the mesh bounds a solid, or — for a mesh of several objects (OBJ `o`/`g`),
@@ -316,7 +354,14 @@ impl PolygonMesh {
                 return Err((defect, Some(index)));
             }
         }
-        self.check_self_intersection().map_err(|d| (d, None))
+        self.check_self_intersection().map_err(|d| (d, None))?;
+        // Objects may touch, not overlap: their volumes are added.
+        let objects = self
+            .objects
+            .iter()
+            .map(|o| o.faces.clone().collect())
+            .collect();
+        super::shells::check_nesting(self, objects, false).map_err(|d| (d, None))
     }
 
     /// Every directed edge must appear exactly once, and its reverse exactly once.
@@ -373,11 +418,25 @@ impl PolygonMesh {
     }
 
     /// Looks for pairs of triangles that share no vertex and cross (an edge of one passes
-    /// through the interior of the other). A sweep over x-sorted bounding boxes keeps this close
-    /// to O(n log n) for ordinary meshes.
+    /// through the interior of the other's face). A sweep over x-sorted bounding boxes keeps
+    /// this close to O(n log n) for ordinary meshes.
     fn check_self_intersection(&self) -> Result<(), MeshDefect> {
         let triangles = self.triangles();
         let corners = |t: &[u32; 3]| t.map(|i| self.vertices[i as usize].coords);
+        // Which sides of each triangle are edges of its face rather than diagonals of its
+        // triangulation: a crossing on a diagonal is inside the face (issue 41, item 5b: two
+        // cubes offset by (0.5, 0.5, 0.5) cross at their faces' centres, on the diagonals).
+        let boundary = |(t, face): &([u32; 3], usize)| {
+            let loop_ = &self.faces[*face];
+            let n = loop_.len();
+            let consecutive = |a: u32, b: u32| {
+                (0..n).any(|k| {
+                    let (p, q) = (loop_[k], loop_[(k + 1) % n]);
+                    (p, q) == (a, b) || (p, q) == (b, a)
+                })
+            };
+            [0, 1, 2].map(|k| consecutive(t[k], t[(k + 1) % 3]))
+        };
         let boxes: Vec<(Vec3, Vec3)> = triangles
             .iter()
             .map(|(t, _)| {
@@ -404,7 +463,11 @@ impl PolygonMesh {
                 if fi == fj || ti.iter().any(|v| tj.contains(v)) {
                     continue;
                 }
-                if triangles_cross(&corners(ti), &corners(tj), tolerance) {
+                if triangles_cross(
+                    (&corners(ti), boundary(&triangles[i])),
+                    (&corners(tj), boundary(&triangles[j])),
+                    tolerance,
+                ) {
                     let pair = ((*fi).min(*fj), (*fi).max(*fj));
                     if found.is_none_or(|f| pair < f) {
                         found = Some(pair);
@@ -489,14 +552,24 @@ fn triangulate_polygon(vertices: &[Point], face: &[u32]) -> Vec<[u32; 3]> {
     out
 }
 
-/// True if an edge of either triangle passes through the interior of the other (strictly, by
-/// more than `tolerance`).
-fn triangles_cross(a: &[Vec3; 3], b: &[Vec3; 3], tolerance: f64) -> bool {
-    (0..3).any(|k| segment_crosses_triangle(a[k], a[(k + 1) % 3], b, tolerance))
-        || (0..3).any(|k| segment_crosses_triangle(b[k], b[(k + 1) % 3], a, tolerance))
+/// A triangle of a face: its corners, and which of its sides (corner k to k + 1) are edges of
+/// the face (the others are diagonals of the face's triangulation).
+type FaceTriangle<'a> = (&'a [Vec3; 3], [bool; 3]);
+
+/// True if a side of either triangle passes through the interior of the other's face
+/// (strictly, by more than `tolerance`, from the face's edges; a point on a diagonal is inside).
+fn triangles_cross(a: FaceTriangle<'_>, b: FaceTriangle<'_>, tolerance: f64) -> bool {
+    let (ta, tb) = (a.0, b.0);
+    (0..3).any(|k| segment_crosses_triangle(ta[k], ta[(k + 1) % 3], b, tolerance))
+        || (0..3).any(|k| segment_crosses_triangle(tb[k], tb[(k + 1) % 3], a, tolerance))
 }
 
-fn segment_crosses_triangle(p: Vec3, q: Vec3, t: &[Vec3; 3], tolerance: f64) -> bool {
+fn segment_crosses_triangle(
+    p: Vec3,
+    q: Vec3,
+    (t, edges): FaceTriangle<'_>,
+    tolerance: f64,
+) -> bool {
     let normal = (t[1] - t[0]).cross(&(t[2] - t[0]));
     let length = normal.norm();
     if length == 0.0 {
@@ -510,11 +583,17 @@ fn segment_crosses_triangle(p: Vec3, q: Vec3, t: &[Vec3; 3], tolerance: f64) -> 
         return false;
     }
     let x = p + (q - p) * (dp / (dp - dq));
-    // Strictly inside the triangle (by more than the tolerance from each edge).
+    // Strictly inside the face: by more than the tolerance from each of its edges, and not
+    // beyond a diagonal by more than the tolerance.
     (0..3).all(|k| {
         let edge = t[(k + 1) % 3] - t[k];
         let inward = normal.cross(&edge).normalize();
-        inward.dot(&(x - t[k])) > tolerance
+        let depth = inward.dot(&(x - t[k]));
+        if edges[k] {
+            depth > tolerance
+        } else {
+            depth >= -tolerance
+        }
     })
 }
 

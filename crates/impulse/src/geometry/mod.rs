@@ -7,6 +7,7 @@ pub mod mesh;
 pub mod mesh_io;
 pub mod polyhedron;
 pub mod shape;
+mod shells;
 pub mod tessellate;
 
 pub use convex::{ConvexError, ConvexPolyhedron};

@@ -84,7 +84,7 @@ impl Polyhedron {
             let hull = ConvexPolyhedron::hull_of(&part.vertices)
                 .map_err(|error| object_error(object, format!("is not a convex piece: {error}")))?;
             let hull_ratio = hull.volume_integrals().t1 / part.volume_integrals().t1;
-            if !(hull_ratio.is_finite() && hull_ratio <= 1.0 + 1e-6) {
+            if !(hull_ratio.is_finite() && (hull_ratio - 1.0).abs() <= 1e-6) {
                 return Err(object_error(
                     object,
                     format!(

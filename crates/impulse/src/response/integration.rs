@@ -76,7 +76,7 @@ pub fn integrate(k: &Mat3, u0: &Vec3, mu: f64, e: f64, law: RestitutionLaw) -> O
 }
 
 /// The error the collision integration allows per step, relative to the collision's speed
-/// `|u₀|` (see [`Context::new`]).
+/// `|u₀|` (see `Context::new`).
 pub const TOLERANCE: f64 = 1e-8;
 
 /// How [`integrate_with`] differs from [`integrate`].

@@ -29,8 +29,10 @@ pub use crate::world::ContactModel;
 use crate::world::{BroadPhaseKind, EnergyBound, MicrocollisionClusters, World, WorldSettings};
 
 use reader::{Context, Table, Value};
+mod units;
 pub use reader::{Diagnostic, Severity};
 pub use run_options::{MAX_FRAMES, RunOptions};
+pub use units::Units;
 
 /// A scene read from a file and built into a world at time 0.
 #[derive(Debug)]
@@ -47,6 +49,9 @@ pub struct Scene {
     pub output_rate: f64,
     /// Problems that do not stop the scene from running.
     pub warnings: Vec<Diagnostic>,
+    /// The system of units, as `[world] units` gives it or the gravity tells it (`None` when
+    /// neither does).
+    pub units: Option<Units>,
 }
 
 /// Why a scene could not be loaded.
@@ -143,6 +148,7 @@ const WORLD_KEYS: &[&str] = &[
     "sleep_speed",
     "energy_bound",
     "integrator",
+    "units",
 ];
 const INTEGRATOR_KEYS: &[&str] = &[
     "relative_tolerance",
@@ -171,6 +177,7 @@ const BODY_KEYS: &[&str] = &[
     "restitution",
     "force",
     "torque",
+    "relative_to",
 ];
 const PLACEMENT_KEYS: &[&str] = &["type", "position", "orientation", "density"];
 const KINEMATIC_KEYS: &[&str] = &["velocity", "angular_velocity", "oscillations"];
@@ -219,6 +226,23 @@ impl<'c, 's> SceneReader<'c, 's> {
         if let Some(g) = get("gravity").and_then(|v| v.vec3()) {
             settings.gravity = g;
         }
+        let units = match get("units") {
+            Some(v) => v.choice(&["SI", "cgs"]).map(|name| {
+                let given = if name == "SI" { Units::Si } else { Units::Cgs };
+                if let Some(by_gravity) = Units::from_gravity(&settings.gravity)
+                    && by_gravity != given
+                {
+                    v.warning(format!(
+                        "units = \"{}\", but the gravity ({} length/time²) is the standard one in {}",
+                        given.name(),
+                        settings.gravity.norm(),
+                        by_gravity.name()
+                    ));
+                }
+                given
+            }),
+            None => Units::from_gravity(&settings.gravity),
+        };
         let duration = get("duration").and_then(|v| v.positive()).unwrap_or(1.0);
         let output_rate = get("output_rate")
             .and_then(|v| v.positive())
@@ -352,6 +376,7 @@ impl<'c, 's> SceneReader<'c, 's> {
             duration,
             output_rate,
             warnings: Vec::new(),
+            units,
         })
     }
 
@@ -416,7 +441,21 @@ impl<'c, 's> SceneReader<'c, 's> {
                 }
             }
             let desc = self.read_body(table, name.unwrap_or_default(), materials, default_material);
-            if let Some(desc) = desc {
+            // A pose given in another body's model frame (as placed at the start).
+            let reference = table.get("relative_to").and_then(|v| {
+                let name = v.string()?;
+                let found = out.iter().find(|e: &&BodyEntry| e.desc.name == name);
+                if found.is_none() {
+                    v.error(format!(
+                        "relative_to names `{name}`, which is not a body defined above this one (give the body it is placed on first)"
+                    ));
+                }
+                found.map(|e| e.desc.pose)
+            });
+            if let Some(mut desc) = desc {
+                if let Some(reference) = reference {
+                    desc.pose = reference * desc.pose;
+                }
                 out.push(BodyEntry {
                     desc,
                     span: table.span(),
@@ -467,6 +506,21 @@ impl<'c, 's> SceneReader<'c, 's> {
                 Vec::new()
             }
         };
+        // A compound's mass properties are its shapes' sum: overlaps would count twice.
+        if dynamic
+            && self.ctx.error_count() == errors_before
+            && let Some(v) = t.get("shapes")
+            && let Some(o) = crate::collision::overlap::overlapping_shapes(&shapes)
+        {
+            v.error(format!(
+                "shapes {} ({}) and {} ({}) overlap by {:.3e}: a body's mass properties are the sum of its shapes', so the overlap would count twice; place the shapes so that they touch without overlapping (see docs/scene-format.md, \"Compound bodies\")",
+                o.first + 1,
+                shapes[o.first].shape.kind(),
+                o.second + 1,
+                shapes[o.second].shape.kind(),
+                o.depth
+            ));
+        }
 
         // Mass.
         let mass = match (t.get("mass"), t.get("density")) {
@@ -805,6 +859,16 @@ impl<'c, 's> SceneReader<'c, 's> {
             }
         };
         let hull_ratio = hull.volume_integrals().t1 / mesh.volume_integrals().t1;
+        // The hull stands in for the mesh only when their volumes agree: a solid is never
+        // larger than its hull, so a smaller hull means the mesh is not what it seems.
+        if hull_ratio < 1.0 - 1e-6 {
+            fail(format!(
+                "cannot use mesh: {}: its volume integrals give more volume than its convex hull holds ({:.3}% more), so its faces do not bound one solid",
+                path.display(),
+                (1.0 / hull_ratio - 1.0) * 100.0
+            ));
+            return None;
+        }
         let convex = hull_ratio <= 1.0 + 1e-6;
         match (pieces, convex) {
             (_, true) => Some(Shape::Convex(Arc::new(hull))),
@@ -1035,6 +1099,20 @@ fn read_inertia(value: &Value<'_, '_>) -> Option<crate::math::Mat3> {
 
 /// `[w, x, y, z]` (unit quaternion) or `{ axis = [x, y, z], angle = degrees }`.
 fn read_orientation(value: &Value<'_, '_>) -> Option<Quat> {
+    // A list of rotations, applied in turn about the fixed axes: q = q_n ⋯ q_2 q_1.
+    if let Some(items) = value.is_array().then(|| value.array()).flatten()
+        && items.first().is_some_and(Value::is_table)
+    {
+        let mut total = Quat::identity();
+        for item in &items {
+            if !item.is_table() {
+                item.error("expected a rotation { axis = [x, y, z], angle = degrees }, like the others in this list");
+                return None;
+            }
+            total = read_orientation(item)? * total;
+        }
+        return Some(total);
+    }
     if value.is_table() {
         let t = value.table()?;
         t.reject_unknown(&["axis", "angle"]);
@@ -1057,6 +1135,10 @@ fn read_orientation(value: &Value<'_, '_>) -> Option<Quat> {
     }
     if !value.is_array() {
         value.error("expected an orientation: a quaternion [w, x, y, z] or { axis = [x, y, z], angle = degrees }");
+        return None;
+    }
+    if value.is_array() && value.array().is_some_and(|items| items.len() == 3) {
+        value.error("three numbers look like Euler angles, which are ambiguous (about which axes, in which order?); write the rotation as { axis = [x, y, z], angle = degrees } (for example { axis = [0, 1, 0], angle = 30 } tilts 30° about y), or several applied in turn as [{ axis = [0, 0, 1], angle = 45 }, { axis = [1, 0, 0], angle = 30 }], or a quaternion [w, x, y, z]");
         return None;
     }
     let [w, x, y, z] = value.numbers::<4>()?;

@@ -242,6 +242,9 @@ impl<'c, 's> SceneReader<'c, 's> {
                 all_names.push(n.clone());
                 Some(n)
             });
+            if let Some(v) = t.get("relative_to") {
+                v.error("a link is placed in world coordinates at the reference configuration, so it takes no `relative_to`");
+            }
             for key in ["motion", "kinematic", "velocity", "angular_velocity"] {
                 if let Some(v) = t.get(key) {
                     v.error(format!(

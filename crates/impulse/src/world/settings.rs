@@ -29,10 +29,11 @@ pub enum ContactModel {
 pub enum MicrocollisionClusters {
     /// The thesis: one contact at a time; an impulse that makes a neighbouring contact
     /// approach sets off a same-instant cascade of further responses.
-    #[default]
     Sequential,
     /// All contacts within the envelope of the bodies a microcollision reaches are answered
-    /// together by one simultaneous solve (`contact::gauss_seidel`).
+    /// together by one simultaneous solve (`contact::gauss_seidel`). The default, as in
+    /// [`WorldSettings::default`] and scene files.
+    #[default]
     Simultaneous,
 }
 
