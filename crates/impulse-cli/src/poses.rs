@@ -59,7 +59,7 @@ struct Common {
     /// several joined by `+`); adds the error of eq. 7.2 for each method.
     #[arg(long, value_name = "FILE")]
     measured: Option<PathBuf>,
-    /// Output directory (default: out/poses/<part name>).
+    /// Output directory (default: `out/poses/<part name>`).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Write no pictures (poses.png, methods.png).

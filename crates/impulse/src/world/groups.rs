@@ -228,7 +228,9 @@ impl EventLoop {
         let Some(new) = self.pair_contacts(p, contact, (side(p.0), side(p.1)), world) else {
             return self.collide(p, t, contact, world);
         };
-        // Points already held (the pair's region found again) are not added twice.
+        // Points the pair already holds, or that lie within the region its held points span
+        // (the same face found again, its corners clipped a hair differently), are not added:
+        // only a point outside it (a box tipping onto its other edge) is new.
         let motions: Vec<Motion> = members.iter().map(|&c| self.motion(c, world)).collect();
         let fixed = Motion::FIXED;
         let at = |s: Side| match s {
@@ -244,8 +246,8 @@ impl EventLoop {
         let new: Vec<HeldContact> = new
             .into_iter()
             .filter(|c| {
-                let point = c.kinematics(at(c.a), at(c.b)).point;
-                held_points.iter().all(|q| (q - point).norm() > epsilon)
+                let k = c.kinematics(at(c.a), at(c.b));
+                !within_region(&k.point, &k.normal, &held_points, epsilon)
             })
             .collect();
         let rest = Self::rest_speed(world);
@@ -674,6 +676,56 @@ impl EventLoop {
         }
         (!held.is_empty()).then_some(held)
     }
+}
+
+/// Whether `point` lies within `tolerance` of the region `held` spans across `normal` (the
+/// convex hull of the held points projected onto the contact plane: a point, a segment or a
+/// polygon).
+fn within_region(point: &Point, normal: &Vec3, held: &[Point], tolerance: f64) -> bool {
+    if held.is_empty() {
+        return false;
+    }
+    let (t1, t2) = crate::math::orthonormal_basis(normal);
+    let flat = |p: &Point| (p.coords.dot(&t1), p.coords.dot(&t2));
+    let q = flat(point);
+    let pts: Vec<(f64, f64)> = held.iter().map(flat).collect();
+    // Distance from q to each segment between held points (and to each point): within the
+    // tolerance of any, it is on the region's outline.
+    let near = |a: (f64, f64), b: (f64, f64)| {
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let length = dx * dx + dy * dy;
+        let s = if length > 0.0 {
+            (((q.0 - a.0) * dx + (q.1 - a.1) * dy) / length).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let (x, y) = (a.0 + s * dx - q.0, a.1 + s * dy - q.1);
+        (x * x + y * y).sqrt() <= tolerance
+    };
+    for i in 0..pts.len() {
+        for j in i..pts.len() {
+            if near(pts[i], pts[j]) {
+                return true;
+            }
+        }
+    }
+    // Inside a triangle of held points.
+    let side = |a: (f64, f64), b: (f64, f64)| (b.0 - a.0) * (q.1 - a.1) - (b.1 - a.1) * (q.0 - a.0);
+    for i in 0..pts.len() {
+        for j in i + 1..pts.len() {
+            for k in j + 1..pts.len() {
+                let (s1, s2, s3) = (
+                    side(pts[i], pts[j]),
+                    side(pts[j], pts[k]),
+                    side(pts[k], pts[i]),
+                );
+                if (s1 >= 0.0 && s2 >= 0.0 && s3 >= 0.0) || (s1 <= 0.0 && s2 <= 0.0 && s3 <= 0.0) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// A side shifted into a larger member list.

@@ -48,6 +48,33 @@ const PER_MEMBER: usize = 13;
 /// threshold would stay for ever.
 const SLIP_RATE: f64 = 200.0;
 
+/// Compliance added to a contact-force LCP that Lemke cannot solve as posed, relative to its
+/// largest entry: `M + δ I` for each `δ` in turn until one solves (see
+/// [`compliant_solution`]).
+const COMPLIANCE: [f64; 4] = [1e-10, 1e-8, 1e-6, 1e-4];
+
+/// Lemke on `M + δ I`, the LCP of contacts that give a little (`δ` a compliance, force per unit
+/// acceleration): strictly copositive, so Lemke always ends on a solution, and its basis is never
+/// singular. The forces it gives differ from a rigid solution's by `δ f` in acceleration (1e-10 of
+/// the problem's scale first).
+fn compliant_solution(
+    m: &nalgebra::DMatrix<f64>,
+    q: &nalgebra::DVector<f64>,
+    options: &LemkeOptions,
+) -> Option<crate::lcp::lemke::Solution> {
+    let scale = m.amax();
+    if !(scale.is_finite() && scale > 0.0) {
+        return None;
+    }
+    COMPLIANCE.iter().find_map(|relative| {
+        let shifted = m + nalgebra::DMatrix::identity(m.nrows(), m.ncols()) * (relative * scale);
+        match crate::lcp::lemke::solve(&shifted, q, None, options) {
+            Ok(Outcome::Solution(s)) => Some(s),
+            _ => None,
+        }
+    })
+}
+
 /// A free body of a group, with what its motion needs (its state is the group's).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Member {
@@ -498,11 +525,13 @@ impl GroupOde<'_> {
                 Some(s)
             }
             // A jam (friction cones facing each other) may stop Lemke on a ray although forces
-            // exist: the regularised retry keeps only an answer that solves the problem.
-            _ => match lcp.solve_regularized(None, &options) {
-                Ok(Outcome::Solution(s)) => Some(s),
-                _ => None,
-            },
+            // exist, and the redundant rows of flat contact regions (four coplanar corners, the
+            // box model's tangent rows at each) may leave its basis singular: the forces of a
+            // slightly compliant contact, M + δI, answer both (see `COMPLIANCE`).
+            _ => {
+                self.counters.borrow_mut().solves += 1;
+                compliant_solution(&lcp.matrix, &lcp.vector, &options)
+            }
         };
         match outcome {
             Some(solution) => {
