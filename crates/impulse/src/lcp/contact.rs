@@ -135,6 +135,15 @@ pub struct ContactPoint {
     /// `slip_damping · s_t`, so that a contact that sticks (`a_t = 0` in the solve) has its
     /// residual slip `s_t` decay at that rate instead of keeping it.
     pub slip_damping: f64,
+    /// The contact's friction mode when the caller keeps it as state (Baraff's loop changes a
+    /// contact from sliding to sticking and back at the end of a step, not within one, so the
+    /// force law is smooth over each step): `Some(true)` slides (dynamic friction against the
+    /// slip, or, with no slip at all, against the free tangential acceleration), `Some(false)`
+    /// sticks. `None`: slides when its slip speed exceeds the system's sliding speed.
+    pub sliding: Option<bool>,
+    /// The first axis of a sticking contact's friction box, when the caller has one that turns
+    /// smoothly with the bodies. `None`: along the free tangential acceleration.
+    pub tangent: Option<Vec3>,
 }
 
 impl ContactPoint {
@@ -151,6 +160,8 @@ impl ContactPoint {
             restitution: 0.0,
             bias: 0.0,
             slip_damping: 0.0,
+            sliding: None,
+            tangent: None,
         }
     }
 
@@ -368,9 +379,15 @@ impl ContactSystem {
             let normal = c.normal;
             let slip = s - normal * normal.dot(&s);
             let free_tangential = s_dot - normal * normal.dot(&s_dot);
-            let slides = slip.norm() > sliding_speed;
-            let tx = if slides {
+            let slides = c.sliding.unwrap_or(slip.norm() > sliding_speed);
+            let given = c
+                .tangent
+                .map(|t| t - normal * normal.dot(&t))
+                .filter(|t| t.norm() > 1e-6);
+            let tx = if slides && slip.norm() > 0.0 {
                 slip.normalize()
+            } else if let Some(t) = given {
+                t.normalize()
             } else if free_tangential.norm() > 1e-12 * s_dot.norm() && free_tangential.norm() > 0.0
             {
                 free_tangential.normalize()

@@ -506,8 +506,11 @@ impl<'c, 's> SceneReader<'c, 's> {
                 Vec::new()
             }
         };
-        // A compound's mass properties are its shapes' sum: overlaps would count twice.
+        // A compound's mass properties are its shapes' sum: overlaps would count twice (unless
+        // the mass properties are given, as an imported model's links are: then the shapes
+        // only collide).
         if dynamic
+            && !t.has("inertia")
             && self.ctx.error_count() == errors_before
             && let Some(v) = t.get("shapes")
             && let Some(o) = crate::collision::overlap::overlapping_shapes(&shapes)

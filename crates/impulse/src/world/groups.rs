@@ -671,6 +671,7 @@ impl EventLoop {
                     geometry,
                     friction: material.friction,
                     restitution: material.restitution,
+                    sliding: false,
                 });
             }
         }

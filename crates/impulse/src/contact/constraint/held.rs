@@ -56,6 +56,9 @@ pub(crate) struct HeldContact {
     pub(crate) geometry: Geometry,
     pub(crate) friction: f64,
     pub(crate) restitution: f64,
+    /// Whether the contact slides (dynamic friction) or sticks (static friction): part of the
+    /// group's state, changed only between integration steps (see `ContactGroup::update_modes`).
+    pub(crate) sliding: bool,
 }
 
 /// A body's motion at one instant: centre of mass, orientation, velocity, angular velocity.
@@ -111,9 +114,22 @@ pub(crate) struct Kinematics {
     /// The gap `d` (negative: overlapping) and its rate `ḋ`.
     pub(crate) gap: f64,
     pub(crate) gap_rate: f64,
+    /// A unit tangent that turns smoothly with the bodies (the first axis of a sticking
+    /// contact's friction box: a frame that swung with the free acceleration would make the
+    /// box, and the forces, jump between evaluations).
+    pub(crate) tangent: Vec3,
 }
 
 impl HeldContact {
+    /// The tangential slip at the contact: the velocity of A's material point there relative
+    /// to B's, less its normal part.
+    pub(crate) fn slip(&self, a: &Motion, b: &Motion) -> Vec3 {
+        let k = self.kinematics(a, b);
+        let p = k.point.coords;
+        let s = a.point_velocity(&p) - b.point_velocity(&p);
+        s - k.normal * k.normal.dot(&s)
+    }
+
     /// The contact's kinematics with A and B moving as `a` and `b`.
     pub(crate) fn kinematics(&self, a: &Motion, b: &Motion) -> Kinematics {
         match self.geometry {
@@ -139,6 +155,8 @@ impl HeldContact {
                     gap: normal.dot(&offset) - radius_a,
                     gap_rate: normal_rate.dot(&offset)
                         + normal.dot(&(core_velocity - plane_velocity)),
+                    // A tangent of the plane fixed in B.
+                    tangent: b.orientation * crate::math::orthonormal_basis(&normal_b).0,
                 }
             }
             Geometry::Cores {
@@ -162,6 +180,7 @@ impl HeldContact {
                     point_velocity: Some(vb + normal_rate * radius_b),
                     gap: length - radius_a - radius_b,
                     gap_rate,
+                    tangent: crate::math::orthonormal_basis(&normal).0,
                 }
             }
         }
@@ -221,6 +240,7 @@ mod tests {
                 },
                 friction: 0.5,
                 restitution: 0.0,
+                sliding: false,
             },
             HeldContact {
                 pair: (0, 1),
@@ -234,6 +254,7 @@ mod tests {
                 },
                 friction: 0.5,
                 restitution: 0.0,
+                sliding: false,
             },
         ];
         let h = 1e-5;
@@ -283,6 +304,7 @@ mod tests {
             },
             friction: 0.3,
             restitution: 0.0,
+            sliding: false,
         };
         let k = contact.kinematics(&ball, &Motion::FIXED);
         assert!(k.gap.abs() < 1e-15 && k.gap_rate.abs() < 1e-15);

@@ -33,7 +33,7 @@ use held::{HeldContact, Kinematics, Motion, Side};
 use crate::dynamics::{BodyId, BodyState};
 use crate::integrate::{AdaptiveRk, IntegrationError, OdeSystem, StepInterpolant, Tolerance};
 use crate::lcp::contact::{
-    ContactBody as LcpBody, ContactPoint as LcpPoint, ContactSystem, body_wrenches,
+    ContactBody as LcpBody, ContactLcp, ContactPoint as LcpPoint, ContactSystem, body_wrenches,
 };
 use crate::lcp::impulse::{collide, ray_impulse};
 use crate::lcp::lemke::{Basis, LemkeOptions, Outcome};
@@ -48,32 +48,30 @@ const PER_MEMBER: usize = 13;
 /// threshold would stay for ever.
 const SLIP_RATE: f64 = 200.0;
 
-/// Compliance added to a contact-force LCP that Lemke cannot solve as posed, relative to its
-/// largest entry: `M + δ I` for each `δ` in turn until one solves (see
-/// [`compliant_solution`]).
-const COMPLIANCE: [f64; 4] = [1e-10, 1e-8, 1e-6, 1e-4];
+/// Compliance of held contacts, relative to the largest entry of the force LCP's matrix: the
+/// problem solved is `(M + δ I) z + q`, contacts that give `δ` of acceleration per unit force.
+/// A flat region's contact points are redundant (four coplanar corners hold three degrees of
+/// freedom; their tangent rows, three of eight), so the rigid `M` is singular, its solutions
+/// are not unique, and the bases Lemke ends on are near-singular: the forces one gives swing
+/// with rounding, and its validity with them. `M + δ I` has one solution, read from a basis
+/// of condition below `1/δ`. What it changes is `δ f` of acceleration: 1e-7 of the problem's
+/// scale, which the drift correction holds at a gap change of `δ f / ω²` (for a stack's 5 N,
+/// under a nanometre).
+const COMPLIANCE: f64 = 1e-7;
 
-/// Lemke on `M + δ I`, the LCP of contacts that give a little (`δ` a compliance, force per unit
-/// acceleration): strictly copositive, so Lemke always ends on a solution, and its basis is never
-/// singular. The forces it gives differ from a rigid solution's by `δ f` in acceleration (1e-10 of
-/// the problem's scale first).
-fn compliant_solution(
-    m: &nalgebra::DMatrix<f64>,
-    q: &nalgebra::DVector<f64>,
-    options: &LemkeOptions,
-) -> Option<crate::lcp::lemke::Solution> {
-    let scale = m.amax();
-    if !(scale.is_finite() && scale > 0.0) {
-        return None;
-    }
-    COMPLIANCE.iter().find_map(|relative| {
-        let shifted = m + nalgebra::DMatrix::identity(m.nrows(), m.ncols()) * (relative * scale);
-        match crate::lcp::lemke::solve(&shifted, q, None, options) {
-            Ok(Outcome::Solution(s)) => Some(s),
-            _ => None,
-        }
-    })
-}
+/// The accuracy Lemke's answers are checked to (relative, as [`LemkeOptions::tolerance`]): the
+/// bases of a flat region's redundant contacts are conditioned no better than `1/δ`, so their
+/// answers carry that much of the rounding.
+const LEMKE_TOLERANCE: f64 = 1e-7;
+
+/// The friction forces' compliance, relative to the normal one: small enough that a sticking
+/// contact's creep `δ β / SLIP_RATE` stays below a nanometre a second under its load.
+const TANGENT_COMPLIANCE: f64 = 1e-2;
+
+/// Where the compliance carries the answer: a solution whose `δ f` exceeds this part of the
+/// free accelerations `q` exists only because of the compliance (a configuration with no rigid
+/// forces: Lemke would end on a ray, ch. 13), and is answered as inconsistent.
+const INCONSISTENT: f64 = 1e-3;
 
 /// A free body of a group, with what its motion needs (its state is the group's).
 #[derive(Clone, Debug, PartialEq)]
@@ -160,6 +158,8 @@ pub(crate) struct ContactGroup {
     interruption: Option<Interruption>,
     /// Lemke's last basis, the next solve's warm start.
     warm: RefCell<Option<Basis>>,
+    /// Whether the flight holds that basis through its steps (see `start_flight`).
+    hold_basis: bool,
     /// What the group did (the solves are counted by the equations of motion, which see the
     /// group only through a shared reference).
     counters: RefCell<GroupCounters>,
@@ -181,6 +181,13 @@ impl ContactGroup {
         for s in states {
             push_state(&mut state, s);
         }
+        // Each contact starts sliding or sticking as its slip is now.
+        let mut contacts = contacts;
+        let at = motions(&state, members.len());
+        for c in &mut contacts {
+            c.sliding = c.slip(&side_motion(&at, c.a), &side_motion(&at, c.b)).norm()
+                > holding.sliding_speed;
+        }
         Self {
             model: GroupModel {
                 members,
@@ -193,6 +200,7 @@ impl ContactGroup {
             segments: VecDeque::new(),
             interruption: None,
             warm: RefCell::new(None),
+            hold_basis: false,
             counters: RefCell::new(GroupCounters::default()),
             rays: Vec::new(),
         }
@@ -296,28 +304,29 @@ impl ContactGroup {
     /// The contact problem at the group's time: its bodies and points, as the LCP sees them.
     #[cfg(test)]
     pub(crate) fn contact_problem(&self) -> (Vec<LcpBody>, Vec<LcpPoint>) {
-        let ode = GroupOde {
-            model: &self.model,
-            warm: &self.warm,
-            counters: &self.counters,
-            trouble: RefCell::new(None),
-        };
+        let ode = group_ode(&self.model, &self.warm, &self.counters, false);
         ode.problem(&self.state)
     }
 
     /// Integrates the flight (starting one from the group's state if needed) until it covers
     /// `t` or meets an interruption, keeping each step's continuous output.
+    ///
+    /// Each step holds the contact mode it starts with — each contact sliding or sticking, and
+    /// the LCP's basis (which forces push, which friction bounds are reached) — so that the
+    /// forces are smooth in the state over the step and cost one linear solve an evaluation.
+    /// The step's end checks the mode: if the basis no longer gives valid forces there
+    /// ([`BASIS_TOLERANCE`]), the mode changed within the step, which is tried again at half
+    /// the size until the change is located ([`LOCATE_HALVINGS`]); there the flight restarts
+    /// with Lemke's new basis (an acceleration discontinuity, Baraff §8.2).
     fn extend(&mut self, t: f64) -> Result<(), IntegrationError> {
         if self.flight.is_none() {
-            let ode = GroupOde {
-                model: &self.model,
-                warm: &self.warm,
-                counters: &self.counters,
-                trouble: RefCell::new(None),
-            };
-            let flight = AdaptiveRk::new(&ode, self.time, &self.state, self.model.holding.tolerance)?;
+            let (time, state) = (self.time, self.state.clone());
+            let flight = self.start_flight(time, &state)?;
             self.flight = Some(Box::new(flight));
         }
+        // Halvings spent locating a change of mode, and the time it was seen by.
+        let mut halvings = 0;
+        let mut changed_by = f64::INFINITY;
         while self.interruption.is_none() {
             let Some(flight) = self.flight.as_ref() else {
                 unreachable!("a flight was just started")
@@ -329,12 +338,7 @@ impl ContactGroup {
             let start_state = flight.state().to_vec();
             let basis_before = self.warm.borrow().clone();
             let trouble = {
-                let ode = GroupOde {
-                    model: &self.model,
-                    warm: &self.warm,
-                    counters: &self.counters,
-                    trouble: RefCell::new(None),
-                };
+                let ode = group_ode(&self.model, &self.warm, &self.counters, self.hold_basis);
                 let Some(flight) = self.flight.as_mut() else {
                     unreachable!("a flight was just started")
                 };
@@ -353,29 +357,53 @@ impl ContactGroup {
             };
             let end_time = flight.time();
             let mut end_state = flight.state().to_vec();
+            normalize(&mut end_state);
+            let holds = if self.hold_basis {
+                group_ode(&self.model, &self.warm, &self.counters, true).basis_holds(&end_state)
+            } else {
+                // Lemke at every evaluation: a new basis is a change of mode.
+                *self.warm.borrow() == basis_before
+            };
+            let taken = end_time - start_time;
+            if !holds && self.hold_basis && halvings < LOCATE_HALVINGS {
+                // The mode changed within the step: again from its start, half as far.
+                halvings += 1;
+                changed_by = end_time;
+                let ode = group_ode(&self.model, &self.warm, &self.counters, true);
+                let mut again =
+                    AdaptiveRk::new(&ode, start_time, &start_state, self.model.holding.tolerance)?;
+                again.suggest_step(0.5 * taken);
+                self.flight = Some(Box::new(again));
+                continue;
+            }
             if let Some(step) = flight.last_step() {
                 self.segments.push_back(step);
             }
-            normalize(&mut end_state);
+            let h = flight.step_size();
+            if holds && halvings > 0 && end_time < changed_by {
+                // Locating a change: the step held, so the change lies between here and where
+                // it was seen; past the last halving, the step that crosses it is taken.
+                flight.suggest_step(changed_by - end_time);
+            } else {
+                halvings = 0;
+            }
             let motions = motions(&end_state, self.model.members.len());
             let released = self.model.contacts.iter().any(|c| {
                 let k = c.kinematics(&side_motion(&motions, c.a), &side_motion(&motions, c.b));
                 k.gap > self.model.holding.release_gap
             });
+            let modes_changed = update_modes(
+                &mut self.model.contacts,
+                &motions,
+                self.model.holding.sliding_speed,
+            );
             if released {
                 self.interruption = Some(Interruption::Released { time: end_time });
-            } else if *self.warm.borrow() != basis_before && basis_before.is_some() {
-                // A new LCP basis: the accelerations may jump; start afresh from here.
+            } else if modes_changed || !holds {
+                // A new mode from here: Lemke at the step's end (warm-started from the old
+                // basis), and the flight starts afresh.
                 self.counters.borrow_mut().basis_restarts += 1;
-                let ode = GroupOde {
-                    model: &self.model,
-                    warm: &self.warm,
-                    counters: &self.counters,
-                    trouble: RefCell::new(None),
-                };
-                let h = flight.step_size();
-                let mut restarted =
-                    AdaptiveRk::new(&ode, end_time, &end_state, self.model.holding.tolerance)?;
+                let mut restarted = self.start_flight(end_time, &end_state)?;
                 restarted.suggest_step(h);
                 self.flight = Some(Box::new(restarted));
             }
@@ -383,16 +411,25 @@ impl ContactGroup {
         Ok(())
     }
 
+    /// A flight from `(t, y)` in the contact mode there: Lemke's basis at `y` (warm-started
+    /// from the last), held by the flight's evaluations.
+    ///
+    /// A basis whose own answer fails [`BASIS_TOLERANCE`] at `y` (its matrix too near singular
+    /// for the rounding of one solve to agree with another's) is not held: the flight then asks
+    /// Lemke at every evaluation and restarts at every change of basis.
+    fn start_flight(&mut self, t: f64, y: &[f64]) -> Result<AdaptiveRk, IntegrationError> {
+        let mut dydt = vec![0.0; y.len()];
+        group_ode(&self.model, &self.warm, &self.counters, false).derivative(t, y, &mut dydt);
+        self.hold_basis = group_ode(&self.model, &self.warm, &self.counters, true).basis_holds(y);
+        let ode = group_ode(&self.model, &self.warm, &self.counters, self.hold_basis);
+        AdaptiveRk::new(&ode, t, y, self.model.holding.tolerance)
+    }
+
     /// Answers an inconsistent configuration at `(t, y)` (the start of a step whose forces
     /// could not be found): the ray's impulse (Baraff ch. 13: it stops a sliding contact), then
     /// a collision solve of every contact left approaching; the flight restarts from there.
     fn answer_inconsistency(&mut self, t: f64, mut y: Vec<f64>) -> Result<(), IntegrationError> {
-        let ode = GroupOde {
-            model: &self.model,
-            warm: &self.warm,
-            counters: &self.counters,
-            trouble: RefCell::new(None),
-        };
+        let ode = group_ode(&self.model, &self.warm, &self.counters, false);
         let (mut bodies, points) = ode.problem(&y);
         let options = LemkeOptions::default();
         let system = ContactSystem::new(&bodies, &points, self.model.holding.sliding_speed)
@@ -432,13 +469,7 @@ impl ContactGroup {
         while self.segments.back().is_some_and(|s| s.end() > t) {
             self.segments.pop_back();
         }
-        let ode = GroupOde {
-            model: &self.model,
-            warm: &self.warm,
-            counters: &self.counters,
-            trouble: RefCell::new(None),
-        };
-        let flight = AdaptiveRk::new(&ode, t, &y, self.model.holding.tolerance)?;
+        let flight = self.start_flight(t, &y)?;
         if t <= self.time {
             self.state = y;
         }
@@ -447,6 +478,14 @@ impl ContactGroup {
     }
 }
 
+/// How far a frozen basis's forces may leave the LCP's conditions before the step that held it
+/// is said to have crossed a change of mode (relative, as [`LemkeOptions::tolerance`]): a
+/// millionth of the forces' size, which a resting contact's drift does not reach in a step.
+const BASIS_TOLERANCE: f64 = 1e-4;
+
+/// Halvings of a step that crossed a change of mode, to locate it (to 1/4096 of the step).
+const LOCATE_HALVINGS: usize = 12;
+
 /// The group's equations of motion, with the contact forces of the LCP at each evaluation.
 struct GroupOde<'a> {
     model: &'a GroupModel,
@@ -454,6 +493,24 @@ struct GroupOde<'a> {
     counters: &'a RefCell<GroupCounters>,
     /// Set when an evaluation found no valid forces.
     trouble: RefCell<Option<f64>>,
+    /// Whether the forces come from the basis in `warm` as it stands (within a step: one linear
+    /// solve), or from Lemke's algorithm warm-started from it (at a step's start).
+    frozen: bool,
+}
+
+fn group_ode<'a>(
+    model: &'a GroupModel,
+    warm: &'a RefCell<Option<Basis>>,
+    counters: &'a RefCell<GroupCounters>,
+    frozen: bool,
+) -> GroupOde<'a> {
+    GroupOde {
+        model,
+        warm,
+        counters,
+        trouble: RefCell::new(None),
+        frozen,
+    }
 }
 
 impl GroupOde<'_> {
@@ -495,10 +552,42 @@ impl GroupOde<'_> {
                 // held gap d*.
                 point.bias = 2.0 * omega * k.gap_rate + omega * omega * (k.gap - group.holding.gap);
                 point.slip_damping = SLIP_RATE;
+                point.sliding = Some(c.sliding);
+                point.tangent = Some(k.tangent);
                 point
             })
             .collect();
         (bodies, points)
+    }
+
+    /// The force LCP of `points` between `bodies`: static friction (§14.2.3's box model) at
+    /// sticking contacts, dynamic at sliding ones, with the contacts' compliance
+    /// ([`COMPLIANCE`]).
+    fn force_lcp(&self, bodies: &[LcpBody], points: &[LcpPoint]) -> Option<ContactLcp> {
+        let system = ContactSystem::new(bodies, points, self.model.holding.sliding_speed).ok()?;
+        let mut lcp = system.static_friction();
+        let delta = COMPLIANCE * lcp.matrix.amax();
+        if !delta.is_finite() {
+            return None;
+        }
+        let n = lcp.matrix.nrows();
+        for i in 0..lcp.contacts() {
+            let first = lcp.normal_index(i);
+            let rows = if i + 1 < lcp.contacts() {
+                lcp.normal_index(i + 1)
+            } else {
+                n
+            } - first;
+            for r in 0..rows {
+                // A box contact's rows: f_N, β_x⁺, β_x⁻, λ_x, β_y⁺, β_y⁻, λ_y. The friction
+                // forces β give much less (`TANGENT_COMPLIANCE`): a sticking contact creeps at
+                // δ β over the slip correction's rate.
+                let tangential = rows == 7 && matches!(r, 1 | 2 | 4 | 5);
+                lcp.matrix[(first + r, first + r)] +=
+                    if tangential { TANGENT_COMPLIANCE * delta } else { delta };
+            }
+        }
+        Some(lcp)
     }
 
     /// The contact forces (on each point's A, world) at state `y`.
@@ -507,42 +596,67 @@ impl GroupOde<'_> {
         if points.is_empty() {
             return zero();
         }
-        let Ok(system) = ContactSystem::new(bodies, points, self.model.holding.sliding_speed)
-        else {
+        let Some(lcp) = self.force_lcp(bodies, points) else {
             *self.trouble.borrow_mut() = Some(t);
             return zero();
         };
-        let lcp = system.static_friction();
-        let options = LemkeOptions::default();
-        let warm = self.warm.borrow().clone();
-        let outcome = match lcp.solve(warm.as_ref(), &options) {
-            Ok(Outcome::Solution(s)) => {
-                let mut counters = self.counters.borrow_mut();
-                counters.solves += 1;
-                if s.start == crate::lcp::lemke::Start::Warm {
-                    counters.warm_solves += 1;
-                }
-                Some(s)
-            }
-            // A jam (friction cones facing each other) may stop Lemke on a ray although forces
-            // exist, and the redundant rows of flat contact regions (four coplanar corners, the
-            // box model's tangent rows at each) may leave its basis singular: the forces of a
-            // slightly compliant contact, M + δI, answer both (see `COMPLIANCE`).
-            _ => {
-                self.counters.borrow_mut().solves += 1;
-                compliant_solution(&lcp.matrix, &lcp.vector, &options)
-            }
+        let warm = self
+            .warm
+            .borrow()
+            .clone()
+            .filter(|basis| basis.len() == lcp.vector.len());
+        self.counters.borrow_mut().solves += 1;
+        if self.frozen
+            && let Some(basis) = &warm
+            && let Some(z) = crate::lcp::lemke::basis_solution(&lcp.matrix, &lcp.vector, basis)
+        {
+            self.counters.borrow_mut().warm_solves += 1;
+            return lcp.contact_forces(&z);
+        }
+        let delta = COMPLIANCE * lcp.matrix.amax();
+        let options = LemkeOptions {
+            tolerance: LEMKE_TOLERANCE,
+            ..LemkeOptions::default()
         };
-        match outcome {
-            Some(solution) => {
-                *self.warm.borrow_mut() = Some(solution.basis.clone());
-                lcp.contact_forces(&solution.z)
+        match lcp.solve(warm.as_ref(), &options) {
+            Ok(Outcome::Solution(s))
+                if delta * s.z.amax() <= INCONSISTENT * lcp.vector.amax() =>
+            {
+                if s.start == crate::lcp::lemke::Start::Warm {
+                    self.counters.borrow_mut().warm_solves += 1;
+                }
+                *self.warm.borrow_mut() = Some(s.basis.clone());
+                lcp.contact_forces(&s.z)
             }
-            None => {
+            // No forces without the compliance (a Painlevé configuration), or no answer at all
+            // (a pivot limit, a singular basis): the step is dropped and the configuration
+            // answered by impulses (`answer_inconsistency`).
+            _ => {
                 *self.trouble.borrow_mut() = Some(t);
                 zero()
             }
         }
+    }
+}
+
+impl GroupOde<'_> {
+    /// Whether the basis in `warm` still gives valid forces at state `y` (to
+    /// [`BASIS_TOLERANCE`]): the contact mode a step held is still the right one at its end.
+    fn basis_holds(&self, y: &[f64]) -> bool {
+        let Some(basis) = self.warm.borrow().clone() else {
+            return true;
+        };
+        let (bodies, points) = self.problem(y);
+        if points.is_empty() {
+            return true;
+        }
+        let Some(lcp) = self.force_lcp(&bodies, &points) else {
+            return false;
+        };
+        crate::lcp::lemke::basis_solution(&lcp.matrix, &lcp.vector, &basis).is_some_and(|z| {
+            let r = crate::lcp::lemke::check_solution(&lcp.matrix, &lcp.vector, &z, BASIS_TOLERANCE);
+            r.is_ok()
+        })
     }
 }
 
@@ -589,6 +703,29 @@ impl OdeSystem for GroupOde<'_> {
         normalize(y);
         true
     }
+}
+
+/// Changes contacts between sliding and sticking after a step (Baraff's contact modes change
+/// between steps, so the force law is smooth within each): a sliding contact whose slip fell
+/// below the sliding speed sticks; a sticking contact whose slip grew past twice it (static
+/// friction could not hold it: the slip correction keeps a held contact's slip near zero)
+/// slides. The band between the two keeps a contact at the threshold from switching at every
+/// step. Returns whether any contact changed.
+fn update_modes(contacts: &mut [HeldContact], motions: &[Motion], sliding_speed: f64) -> bool {
+    let mut changed = false;
+    for c in contacts {
+        let slip = c
+            .slip(&side_motion(motions, c.a), &side_motion(motions, c.b))
+            .norm();
+        let sliding = if c.sliding {
+            slip >= sliding_speed
+        } else {
+            slip > 2.0 * sliding_speed
+        };
+        changed |= sliding != c.sliding;
+        c.sliding = sliding;
+    }
+    changed
 }
 
 /// Appends a body's state to a group state vector.

@@ -55,6 +55,7 @@ fn corners_on_plane(k: usize, h: Vec3, plane: Vec3, n: Vec3, mu: f64) -> Vec<Hel
             },
             friction: mu,
             restitution: 0.0,
+            sliding: false,
         })
         .collect()
 }
@@ -188,6 +189,7 @@ fn a_ball_sliding_on_the_ground_starts_rolling_at_two_sevenths() {
         },
         friction: mu,
         restitution: 0.0,
+        sliding: false,
     };
     let start = state(Vec3::new(0.0, 0.0, r), Quat::identity(), Vec3::x() * v0, Vec3::zeros());
     let mut group = ContactGroup::new(vec![member], &[start], vec![contact], holding(), 0.0);
@@ -255,6 +257,8 @@ fn a_stack_of_three_boxes_rests_and_each_layer_carries_the_weight_above() {
     }
     let top = states[2].position;
     let end = group.advance_to(3.0).unwrap()[2].position;
-    assert!((end - top).norm() < 1e-9, "top moved {} m", (end - top).norm());
+    // The contacts' compliance (δ = 1e-7 of the LCP's scale, `COMPLIANCE`) lets each layer
+    // settle by δ f / ω², under a nanometre here; beyond that the stack does not move.
+    assert!((end - top).norm() < 1e-8, "top moved {} m", (end - top).norm());
 }
 

@@ -358,6 +358,29 @@ pub fn solve_regularized(
     Ok(plain)
 }
 
+/// The `z` a complementary basis stands for at `(M, q)`, unchecked: `z_L = −M_LL⁻¹ q_L` over the
+/// basic `z`, the rest zero (the forces of one contact mode, which vary smoothly with `M` and
+/// `q`: a caller holding the basis through an integration step checks the answer at the step's
+/// end with [`check_solution`]). `None` when `M_LL` is singular or the sizes differ.
+pub fn basis_solution(m: &DMatrix<f64>, q: &DVector<f64>, basis: &Basis) -> Option<DVector<f64>> {
+    let n = q.len();
+    if basis.len() != n || m.nrows() != n || m.ncols() != n {
+        return None;
+    }
+    let set = basis.z_indices();
+    let mut z = DVector::zeros(n);
+    if !set.is_empty() {
+        let k = set.len();
+        let block = DMatrix::from_fn(k, k, |a, b| m[(set[a], set[b])]);
+        let rhs = DVector::from_fn(k, |a, _| -q[set[a]]);
+        let z_l = block.lu().solve(&rhs)?;
+        for (a, &i) in set.iter().enumerate() {
+            z[i] = z_l[a];
+        }
+    }
+    z.iter().all(|v| v.is_finite()).then_some(z)
+}
+
 /// Checks a candidate solution against the problem itself: `z ≥ 0`, `w = M z + q ≥ 0` and
 /// complementarity, each to `tolerance` relative to the sizes involved (see
 /// [`LemkeOptions::tolerance`]). Returns `w`.

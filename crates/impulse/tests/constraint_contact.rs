@@ -1,0 +1,94 @@
+//! Constraint-based contact (Baraff) in whole worlds: shipped scenes run under
+//! `contact_model = "constraint"`, checked against closed-form physics.
+
+mod common;
+
+use common::scenes::{load, parse, shipped};
+use impulse::World;
+
+/// The shipped scene `relative` with `contact_model = "constraint"` in its `[world]`.
+fn under_constraint_model(relative: &str) -> World {
+    let path = shipped(relative);
+    let text = std::fs::read_to_string(&path).expect("shipped scene");
+    let text = text.replacen("[world]", "[world]\ncontact_model = \"constraint\"", 1);
+    match parse(&path, &text) {
+        Ok(scene) => scene.world,
+        Err(errors) => panic!("{errors:?}"),
+    }
+}
+
+#[test]
+fn block_on_ramp_under_the_constraint_model_stops_where_theory_says() {
+    // Mirtich V1 (scenes/impulse/block_on_ramp.toml, cm): 548 cm/s down a 30° ramp with
+    // μ = 0.9 decelerates at g(μ cos 30° − sin 30°) = 274.14 cm/s², so it stops at
+    // t = 548 / 274.14 = 1.99898 s after 548² / (2 · 274.14) = 547.72 cm; the issue asks for the
+    // stop time within 0.5 %. Static friction then holds it: under contact forces it must not
+    // creep (1e-4 cm over the 3 s left; the contacts' compliance allows about 1e-7 cm).
+    let mut world = under_constraint_model("impulse/block_on_ramp.toml");
+    let id = world.body_id("block").expect("block");
+    let down = impulse::math::Vec3::new(30f64.to_radians().cos(), 0.0, -30f64.to_radians().sin());
+    let start = world.body(id).state().position;
+    let mut stop = None;
+    for k in 1..=5000 {
+        world.advance_to(k as f64 * 1e-3).expect("runs");
+        let state = world.body(id).state();
+        if stop.is_none() && state.velocity.dot(&down) < 1e-3 {
+            stop = Some((
+                world.time(),
+                (state.position - start).dot(&down),
+                state.position,
+            ));
+        }
+    }
+    let (t_stop, distance, at_stop) = stop.expect("the block stops");
+    let deceleration = 981.0 * (0.9 * 30f64.to_radians().cos() - 30f64.to_radians().sin());
+    let (t_ideal, d_ideal) = (548.0 / deceleration, 548.0 * 548.0 / (2.0 * deceleration));
+    assert!(
+        (t_stop - t_ideal).abs() < 5e-3 * t_ideal,
+        "stopped at {t_stop} s, theory {t_ideal}"
+    );
+    assert!(
+        (distance - d_ideal).abs() < 5e-3 * d_ideal,
+        "slid {distance} cm, theory {d_ideal}"
+    );
+    let creep = (world.body(id).state().position - at_stop).norm();
+    assert!(creep < 1e-4, "crept {creep} cm after the stop");
+}
+
+#[test]
+fn a_stack_of_five_boxes_rests_and_never_gains_energy() {
+    // scenes/constraint/stack_of_five.toml: five cubes set 1e-5 m apart fall onto each other
+    // and come to rest held by contact forces. The issue's bound for a resting stack: the top
+    // moves less than 1e-5 m over 10 s. Once settled (after 1 s) it does not move at all
+    // beyond rounding (measured 1e-15 m). Energy never rises beyond what the drift correction
+    // gives back: contact forces do no work and collisions only take energy out, but a layer
+    // that the landing pressed below the held gap is drawn back up to it (measured 7.6e-7 J at
+    // 0.1 s, the stack's weight lifted 0.15 µm); allowed: the weight (24.5 N) lifted 1 µm.
+    let mut world = load(&shipped("constraint/stack_of_five.toml")).world;
+    let top = world.body_id("box 5").expect("top box");
+    let start = world.body(top).state().position;
+    let mut energy = world.energy().total();
+    let lift = 5.0 * 0.5 * 9.81 * 1e-6;
+    let mut settled = None;
+    for k in 1..=100 {
+        world.advance_to(k as f64 * 0.1).expect("runs");
+        let now = world.energy().total();
+        assert!(
+            now <= energy + lift,
+            "energy rose from {energy} to {now} J at {} s",
+            world.time()
+        );
+        energy = now;
+        if k == 10 {
+            settled = Some(world.body(top).state().position);
+        }
+    }
+    let end = world.body(top).state().position;
+    assert!(
+        (end - start).norm() < 1e-5,
+        "top moved {} m over 10 s",
+        (end - start).norm()
+    );
+    let after = (end - settled.expect("sampled at 1 s")).norm();
+    assert!(after < 1e-9, "top moved {after} m after settling");
+}
