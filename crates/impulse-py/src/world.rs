@@ -378,7 +378,8 @@ impl World {
         Ok(PyArray1::from_vec(py, data))
     }
 
-    /// Masses of the bodies (infinite for fixed and kinematic ones), float64 (n,).
+    /// Masses of the bodies, float64 (n,) (fixed and kinematic bodies have one from their
+    /// shapes too, but move as if infinitely massive).
     #[getter]
     fn masses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let scene = self.scene()?;
@@ -424,6 +425,19 @@ impl World {
             );
             if new == now {
                 continue;
+            }
+            // Refused here, before any body changes, as `set_body_state` would refuse it.
+            if !body.is_dynamic() || body.is_held() {
+                return Err(PyValueError::new_err(format!(
+                    "body `{}`: only a dynamic body no constraint group holds can be given a \
+                     new state, and this one is {}",
+                    body.name(),
+                    if body.is_held() {
+                        "held in resting contact"
+                    } else {
+                        "fixed or kinematic"
+                    }
+                )));
             }
             changes.push((i, state_of(body, &new)?));
         }
