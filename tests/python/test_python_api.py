@@ -30,20 +30,6 @@ PARITY = [
 ]
 
 
-@pytest.fixture(scope="session")
-def impulse_bin():
-    """The `impulse` program: $IMPULSE_BIN, else built with the test profile (the build
-    `cargo test --workspace` already made)."""
-    if os.environ.get("IMPULSE_BIN"):
-        return os.environ["IMPULSE_BIN"]
-    subprocess.run(
-        ["cargo", "build", "--quiet", "--profile", "test", "-p", "impulse-cli"],
-        cwd=ROOT,
-        check=True,
-    )
-    return str(ROOT / "target" / "debug" / "impulse")
-
-
 def cli_run(impulse_bin, scene, out, duration, fps):
     run = subprocess.run(
         [impulse_bin, "run", str(scene), "--out", str(out), "--quiet",

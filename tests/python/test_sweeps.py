@@ -118,3 +118,36 @@ def test_a_sharded_pose_job_equals_one_process(ray_cluster):
     assert local["text"] == whole["text"]
     assert on_ray["text"] == whole["text"]
     assert sum(whole["counts"]) + whole["moving"] + whole["failed"] == POSE_JOB["trials"]
+
+
+def test_the_command_line_sweep_writes_the_same_rows(impulse_bin, serial, tmp_path):
+    """`impulse sweep SPEC.toml` (through `python3 -m impulse sweep`) gives the rows of
+    `impulse.sweep` with the same grid."""
+    import json
+    import subprocess
+    import sys
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        f'base = "{BLOCK_DROP}"\nduration = {RUN["duration"]}\nfps = {RUN["fps"]}\n'
+        "[grid]\n"
+        '"world.gravity" = [[0, 0, -981], [0, 0, -500]]\n'
+        '"materials.wood.friction" = [0.2, 0.6]\n'
+        '"bodies.upper block.position" = [[1, 0.5, 16], [1, 0.5, 12]]\n'
+    )
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [impulse_bin, "sweep", str(spec), "--backend", "serial", "--out", str(out), "--quiet"],
+        capture_output=True, text=True, env={**os.environ, "IMPULSE_PYTHON": sys.executable},
+    )
+    assert run.returncode == 0, run.stderr
+    rows = json.loads((out / "results.json").read_text())
+    assert strip(rows) == strip(serial)
+    table = (out / "table.csv").read_text().splitlines()
+    assert len(table) == 1 + 8
+    # A spec with an unknown key fails with a message naming it.
+    spec.write_text(f'base = "{BLOCK_DROP}"\nbogus = 1\n')
+    run = subprocess.run([impulse_bin, "sweep", str(spec)], capture_output=True, text=True,
+                         env={**os.environ, "IMPULSE_PYTHON": sys.executable})
+    assert run.returncode != 0
+    assert "unknown key `bogus`" in run.stderr

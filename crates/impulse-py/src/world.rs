@@ -731,12 +731,10 @@ fn trajectory_dict<'py>(
     dict.set_item("names", names.to_vec())?;
     let stack = |indices: &[usize]| -> PyResult<Bound<'py, PyAny>> {
         let k = indices.len();
-        let mut data = Vec::with_capacity(frames * n * k);
-        for row in 0..frames * names.len() {
-            for &c in indices {
-                data.push(columns[c][row]);
-            }
-        }
+        let columns = &columns;
+        let data: Vec<f64> = (0..frames * names.len())
+            .flat_map(|row| indices.iter().map(move |&c| columns[c][row]))
+            .collect();
         Ok(PyArray1::from_vec(py, data)
             .reshape([frames, names.len(), k])?
             .into_any())
