@@ -181,6 +181,14 @@ def test_overrides_change_the_scene():
     world = impulse.load(scene, {"world.gravity": [0, 0, -162], "bodies.upper block.position": [1, 0.5, 20]})
     assert world.gravity.tolist() == [0.0, 0.0, -162.0]
     assert world.positions[2].tolist() == [1.0, 0.5, 20.0]
+    # numpy values are scene values too.
+    world = impulse.load(scene, {"world.gravity": np.array([0.0, 0.0, -162.0]),
+                                 "materials.wood.friction": np.float32(0.25),
+                                 "world.output_rate": np.int64(50)})
+    assert world.gravity.tolist() == [0.0, 0.0, -162.0]
+    assert world.output_rate == 50.0
+    with pytest.raises(TypeError, match="not a scene value"):
+        impulse.load(scene, {"world.gravity": object()})
     # The overridden text keeps every other line where it was.
     text = impulse.apply_overrides(scene, {"materials.wood.friction": 0.2})
     original = Path(scene).read_text().splitlines()
@@ -237,3 +245,30 @@ def test_poses_is_the_programs_drops_json(impulse_bin, tmp_path):
     probabilities = impulse.pose_probabilities(str(part))
     assert len(probabilities["quasi_static"]) == probabilities["faces"] == len(result["counts"])
     assert abs(sum(probabilities["quasi_static"]) - 1.0) < 1e-12
+
+
+def test_link_states_are_the_trajectorys_link_rows():
+    scene = str(SCENES / "multibody/pendulum.toml")
+    result = impulse.load(scene).run(0.5, 100.0)
+    world = impulse.load(scene)
+    world.advance_to(0.5)
+    n, m = len(world.body_names), len(world.link_names)
+    assert m >= 1 and result["names"][n:] == world.link_names
+    assert world.link_positions.shape == (m, 3) and world.link_quaternions.shape == (m, 4)
+    assert np.array_equal(world.link_positions, result["positions"][-1, n:])
+    assert np.array_equal(world.link_quaternions, result["quaternions"][-1, n:])
+    assert np.array_equal(world.link_velocities, result["velocities"][-1, n:])
+    assert np.array_equal(world.link_angular_velocities, result["angular_velocities"][-1, n:])
+    name = world.link_names[0].split("/")[0]
+    # The joint coordinates are the summary's, joint after joint.
+    joints = [mb for mb in result["summary"]["multibodies"] if mb["name"] == name][0]["joints"]
+    q = [x for joint in joints for x in joint["position"]]
+    v = [x for joint in joints for x in joint["velocity"]]
+    assert world.joint_positions(name).tolist() == q
+    assert world.joint_velocities(name).tolist() == v
+    world.set_joint_velocities(name, np.zeros(len(v)))
+    assert world.joint_velocities(name).tolist() == [0.0] * len(v)
+    with pytest.raises(ValueError, match="one finite value per velocity coordinate"):
+        world.set_joint_velocities(name, [0.0] * (len(v) + 1))
+    with pytest.raises(KeyError, match="no multibody named"):
+        world.joint_velocities("nothing")

@@ -75,10 +75,15 @@ pub fn to_json(value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
     if value.is_instance_of::<pyo3::types::PyInt>() {
         return Ok(J::from(value.extract::<i64>()?));
     }
-    if let Ok(x) = value.extract::<f64>() {
+    if value.is_instance_of::<pyo3::types::PyFloat>() {
+        let x: f64 = value.extract()?;
         return serde_json::Number::from_f64(x)
             .map(J::Number)
             .ok_or_else(|| PyValueError::new_err(format!("{x} is not a finite number")));
+    }
+    // numpy arrays and scalars (np.int64 → int, np.float32 → float).
+    if value.hasattr("tolist")? && !value.is_instance_of::<PyList>() {
+        return to_json(&value.call_method0("tolist")?);
     }
     if let Ok(s) = value.extract::<String>() {
         return Ok(J::String(s));
@@ -89,9 +94,6 @@ pub fn to_json(value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
             map.insert(k.extract::<String>()?, to_json(&v)?);
         }
         return Ok(J::Object(map));
-    }
-    if value.hasattr("tolist")? && !value.is_instance_of::<PyList>() {
-        return to_json(&value.call_method0("tolist")?);
     }
     if let Ok(items) = value.try_iter() {
         return items
@@ -370,6 +372,88 @@ impl World {
         array2(py, data.collect(), 3)
     }
 
+    /// The multibodies' links, `multibody/link`, in the order of the link arrays' rows (and of
+    /// `run`'s rows after the bodies).
+    #[getter]
+    fn link_names(&self) -> PyResult<Vec<String>> {
+        let scene = self.scene()?;
+        let bodies = scene.world.bodies().len();
+        Ok(frame_names(&scene).split_off(bodies))
+    }
+
+    /// Model-frame positions of the links, float64 (m, 3).
+    #[getter]
+    fn link_positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let data = link_rows(&*self.scene()?)
+            .iter()
+            .flat_map(|r| r.0)
+            .collect();
+        array2(py, data, 3)
+    }
+
+    /// Model-frame orientations of the links (w, x, y, z), float64 (m, 4).
+    #[getter]
+    fn link_quaternions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let data = link_rows(&*self.scene()?)
+            .iter()
+            .flat_map(|r| r.1)
+            .collect();
+        array2(py, data, 4)
+    }
+
+    /// Velocities of the links' centres of mass, float64 (m, 3).
+    #[getter]
+    fn link_velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let data = link_rows(&*self.scene()?)
+            .iter()
+            .flat_map(|r| r.2)
+            .collect();
+        array2(py, data, 3)
+    }
+
+    /// Angular velocities of the links, float64 (m, 3).
+    #[getter]
+    fn link_angular_velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let data = link_rows(&*self.scene()?)
+            .iter()
+            .flat_map(|r| r.3)
+            .collect();
+        array2(py, data, 3)
+    }
+
+    /// The joint coordinates `q` of a multibody (by name), float64.
+    fn joint_positions<'py>(
+        &self,
+        py: Python<'py>,
+        multibody: &str,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let scene = self.scene()?;
+        let id = multibody_id(&scene, multibody)?;
+        Ok(PyArray1::from_slice(py, scene.world.multibody(id).q()))
+    }
+
+    /// The joint velocities `v` of a multibody (by name), float64.
+    fn joint_velocities<'py>(
+        &self,
+        py: Python<'py>,
+        multibody: &str,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let scene = self.scene()?;
+        let id = multibody_id(&scene, multibody)?;
+        Ok(PyArray1::from_slice(py, scene.world.multibody(id).v()))
+    }
+
+    /// Sets a multibody's joint velocities at the current time (one finite value per velocity
+    /// coordinate, as `joint_velocities` gives them; `ValueError` otherwise).
+    fn set_joint_velocities(&mut self, multibody: &str, v: Vec<f64>) -> PyResult<()> {
+        let scene = self.scene_mut();
+        let id = multibody_id(scene, multibody)?;
+        scene
+            .world
+            .set_multibody_velocities(id, &v)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
     /// Whether each body is asleep, bool (n,).
     #[getter]
     fn asleep<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<bool>>> {
@@ -638,33 +722,58 @@ impl World {
 
 /// The body state (centre of mass, principal frame) that gives `body` the trajectory row `row`.
 fn state_of(body: &impulse::RigidBody, row: &Row) -> PyResult<BodyState> {
-    {
-        let (p, q, v, w) = row;
-        let finite = p.iter().chain(q).chain(v).chain(w).all(|x| x.is_finite());
-        if !finite {
-            return Err(PyValueError::new_err(format!(
-                "body `{}`: states must be finite numbers",
-                body.name()
-            )));
-        }
-        let quaternion = nalgebra_quaternion(*q);
-        let norm = quaternion.norm();
-        if (norm - 1.0).abs() > 1e-6 {
-            return Err(PyValueError::new_err(format!(
-                "body `{}`: a quaternion (w, x, y, z) must have length 1, got {norm}",
-                body.name()
-            )));
-        }
-        let model = pose(Vec3::new(p[0], p[1], p[2]), Quat::new_normalize(quaternion));
-        // model pose = body pose · body_to_model⁻¹ (`RigidBody::model_pose`).
-        let frame = model * body.body_to_model();
-        Ok(BodyState {
-            position: frame.translation.vector,
-            orientation: frame.rotation,
-            velocity: Vec3::new(v[0], v[1], v[2]),
-            angular_velocity: Vec3::new(w[0], w[1], w[2]),
-        })
+    let (p, q, v, w) = row;
+    let finite = p.iter().chain(q).chain(v).chain(w).all(|x| x.is_finite());
+    if !finite {
+        return Err(PyValueError::new_err(format!(
+            "body `{}`: states must be finite numbers",
+            body.name()
+        )));
     }
+    let quaternion = nalgebra_quaternion(*q);
+    let norm = quaternion.norm();
+    if (norm - 1.0).abs() > 1e-6 {
+        return Err(PyValueError::new_err(format!(
+            "body `{}`: a quaternion (w, x, y, z) must have length 1, got {norm}",
+            body.name()
+        )));
+    }
+    let model = pose(Vec3::new(p[0], p[1], p[2]), Quat::new_normalize(quaternion));
+    // model pose = body pose · body_to_model⁻¹ (`RigidBody::model_pose`).
+    let frame = model * body.body_to_model();
+    Ok(BodyState {
+        position: frame.translation.vector,
+        orientation: frame.rotation,
+        velocity: Vec3::new(v[0], v[1], v[2]),
+        angular_velocity: Vec3::new(w[0], w[1], w[2]),
+    })
+}
+
+/// Every multibody link's trajectory row, in `link_names` order.
+fn link_rows(scene: &Scene) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for mb in scene.world.multibodies() {
+        for i in 0..mb.tree().links().len() {
+            let model = mb.link_model_pose(i);
+            let p = model.translation.vector;
+            let q = model.rotation.quaternion();
+            let (v, w) = mb.link_velocity(i);
+            rows.push((
+                [p.x, p.y, p.z],
+                [q.w, q.i, q.j, q.k],
+                [v.x, v.y, v.z],
+                [w.x, w.y, w.z],
+            ));
+        }
+    }
+    rows
+}
+
+fn multibody_id(scene: &Scene, name: &str) -> PyResult<impulse::prelude::MultibodyId> {
+    scene
+        .world
+        .multibody_id(name)
+        .ok_or_else(|| PyKeyError::new_err(format!("the world has no multibody named `{name}`")))
 }
 
 fn nalgebra_quaternion(q: [f64; 4]) -> nalgebra::Quaternion<f64> {
