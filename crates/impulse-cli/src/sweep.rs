@@ -8,6 +8,8 @@ use std::process::{Command, ExitCode};
 use clap::{Args, ValueEnum};
 
 #[derive(Args)]
+// The arguments' doc comments are their `--help` text, written for a terminal, not HTML.
+#[allow(rustdoc::invalid_html_tags)]
 #[command(after_help = "Example:
   impulse sweep my_sweep.toml --backend ray
 
