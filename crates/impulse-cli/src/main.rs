@@ -14,6 +14,7 @@ mod render;
 mod run;
 mod solids;
 mod summary;
+mod sweep;
 mod table;
 mod view;
 
@@ -57,6 +58,9 @@ enum Command {
     /// Pose statistics of a dropped part: quasi-static, perturbed quasi-static and dynamic
     /// estimates of how often it rests on each face (`poses merge` joins shards).
     Poses(Box<poses::PosesArgs>),
+    /// Run many scenes or parameter variants on a process pool or a Ray cluster (through the
+    /// Python package).
+    Sweep(sweep::SweepArgs),
     /// Run the pure impulse-based examples of Mirtich's Table 7.1 and compare with the thesis.
     Table(table::TableArgs),
     /// Write a robot model (URDF or MJCF) as a scene file.
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         Command::Render(args) => render::render(&args),
         Command::Plot(args) => plot::plot(&args),
         Command::Poses(args) => poses::poses(&args),
+        Command::Sweep(args) => sweep::sweep(&args),
         Command::Table(args) => table::table(&args),
         Command::Import(args) => model::import(&args),
         Command::Dynamics(args) => model::dynamics(&args),

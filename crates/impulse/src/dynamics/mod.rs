@@ -628,6 +628,14 @@ impl RigidBody {
         self.start_flight(t)
     }
 
+    /// Puts a free (dynamic, not held) body in `state` at `t`, awake, and starts a new flight
+    /// from it (the caller's edit of the state, see [`crate::World::set_body_state`]).
+    pub(crate) fn set_state(&mut self, t: f64, state: BodyState) -> Result<(), IntegrationError> {
+        self.state = state;
+        self.asleep = false;
+        self.start_flight(t)
+    }
+
     /// Lets a held body go at `t`: it starts a free flight from its present state.
     pub(crate) fn release(&mut self, t: f64) -> Result<(), IntegrationError> {
         if !self.held {

@@ -10,6 +10,7 @@ mod boxes;
 mod clusters;
 mod colliders;
 mod counters;
+mod edit;
 mod envelopes;
 mod error;
 mod event_loop;
