@@ -399,6 +399,24 @@ fn render_rejects_bad_options_clearly() {
         (vec!["--time", "-1"], "outside the recording"),
         (vec!["--width", "5"], "--width must be from 16 to 8192"),
         (vec!["--sheet", "0"], "--sheet must be from 1 to 100"),
+        // It attempted a 20 GB allocation (issue 42).
+        (
+            vec![
+                "--sheet",
+                "100",
+                "--columns",
+                "100",
+                "--width",
+                "8192",
+                "--height",
+                "8192",
+            ],
+            "would be 819596 × 8192 pixels, more than the 67108864 (8192²) a picture may have",
+        ),
+        (
+            vec!["--sheet", "4", "--width", "8192", "--height", "8192"],
+            "would be 16388 × 16388 pixels",
+        ),
         (vec!["--zoom", "0"], "--zoom must be a positive number"),
         (
             vec!["--elevation", "95"],
