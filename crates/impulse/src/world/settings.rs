@@ -221,6 +221,15 @@ impl WorldSettings {
                 self.box_period.to_string(),
             );
         }
+        // A body's box is swept over the period: its fall ½ g T² must be a number, or the
+        // first body boxed was blamed for a state that "stopped being finite" (issue 42).
+        if !(0.5 * self.gravity.norm() * self.box_period * self.box_period).is_finite() {
+            return fail(
+                "box_period",
+                "a time over which a fall under gravity (½ g T²) is finite",
+                format!("{:e}", self.box_period),
+            );
+        }
         if let Some(depth) = self.max_penetration
             && !positive(depth)
         {
