@@ -811,7 +811,10 @@ fn a_run_stopped_by_sigterm_keeps_its_frames_and_summary_and_can_be_viewed() {
     let trajectory = out.join("trajectory.csv");
     let started = std::time::Instant::now();
     while std::fs::metadata(&trajectory).map_or(0, |m| m.len()) < 100_000 {
-        assert!(started.elapsed().as_secs() < 60, "no frames written in 60 s");
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "no frames written in 60 s"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let killed = Command::new("kill")
@@ -829,7 +832,11 @@ fn a_run_stopped_by_sigterm_keeps_its_frames_and_summary_and_can_be_viewed() {
     // The trajectory ends with whole frames, the last at the time the summary gives.
     let text = std::fs::read_to_string(&trajectory).unwrap();
     assert!(text.ends_with('\n'));
-    let last = text.lines().last().and_then(|l| l.split(',').next()).unwrap();
+    let last = text
+        .lines()
+        .last()
+        .and_then(|l| l.split(',').next())
+        .unwrap();
     assert_eq!(last.parse::<f64>().unwrap(), sim_time);
     let frames = text
         .lines()
@@ -838,6 +845,10 @@ fn a_run_stopped_by_sigterm_keeps_its_frames_and_summary_and_can_be_viewed() {
     assert_eq!(frames, summary["bodies"].as_array().unwrap().len());
     for command in ["render", "plot", "view"] {
         let result = impulse(&[command, out.to_str().unwrap()]);
-        assert!(result.status.success(), "{command}: {}", self::text(&result.stderr));
+        assert!(
+            result.status.success(),
+            "{command}: {}",
+            self::text(&result.stderr)
+        );
     }
 }

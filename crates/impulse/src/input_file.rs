@@ -85,14 +85,16 @@ mod tests {
         // `/dev/zero` read whole never ends (issue 42): refused from its `stat` alone.
         let error = read_bounded(Path::new("/dev/zero"), "the mesh", MAX_INPUT_BYTES).unwrap_err();
         assert!(
-            error.starts_with("the mesh is not a regular file") && error.contains("character device"),
+            error.starts_with("the mesh is not a regular file")
+                && error.contains("character device"),
             "{error}"
         );
     }
 
     #[test]
     fn a_directory_is_refused() {
-        let error = read_bounded(Path::new(env!("CARGO_MANIFEST_DIR")), "the mesh", 10).unwrap_err();
+        let error =
+            read_bounded(Path::new(env!("CARGO_MANIFEST_DIR")), "the mesh", 10).unwrap_err();
         assert!(error.contains("directory"), "{error}");
     }
 
@@ -103,8 +105,16 @@ mod tests {
         let path = dir.join("big.obj");
         std::fs::write(&path, vec![b'#'; 3 * 1024 * 1024]).unwrap();
         let error = read_bounded(&path, "the mesh", 2 * 1024 * 1024).unwrap_err();
-        assert!(error.contains("3 MiB") && error.contains("2 MiB"), "{error}");
-        assert_eq!(read_bounded(&path, "the mesh", 4 * 1024 * 1024).unwrap().len(), 3 << 20);
+        assert!(
+            error.contains("3 MiB") && error.contains("2 MiB"),
+            "{error}"
+        );
+        assert_eq!(
+            read_bounded(&path, "the mesh", 4 * 1024 * 1024)
+                .unwrap()
+                .len(),
+            3 << 20
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

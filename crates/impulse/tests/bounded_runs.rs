@@ -20,7 +20,10 @@ fn a_stiff_pd_arm_stops_naming_multibody_joint_and_time_instead_of_filling_memor
         "axis = [0, 0, 1]",
         1,
     );
-    assert!(text.contains("axis = [0, 0, 1]\ndamping"), "the shoulder was turned");
+    assert!(
+        text.contains("axis = [0, 0, 1]\ndamping"),
+        "the shoulder was turned"
+    );
     let mut scene = scenes::parse(&path, &text).unwrap_or_else(|e| panic!("{e:?}"));
     let mut trajectory = TrajectoryWriter::new(Vec::new()).unwrap();
     let mut events = EventWriter::new(Vec::new(), &scene.world).unwrap();

@@ -41,7 +41,10 @@ fn energy_bound_zero_still_catches_a_real_gain() {
     ball.force = Vec3::new(1.0, 0.0, 0.0);
     world.add_body(ball).unwrap();
     let error = world.advance_to(0.01).unwrap_err();
-    assert!(matches!(error, SimulationError::EnergyGain { .. }), "{error}");
+    assert!(
+        matches!(error, SimulationError::EnergyGain { .. }),
+        "{error}"
+    );
 }
 
 #[test]

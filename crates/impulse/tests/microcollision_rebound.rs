@@ -14,9 +14,7 @@ use std::path::Path;
 use common::scenes::{self, shipped};
 use impulse::geometry::Shape;
 use impulse::math::{Pose, Vec3};
-use impulse::{
-    BodyDesc, BodyId, MicrocollisionClusters, MotionType, Sleep, World, WorldSettings,
-};
+use impulse::{BodyDesc, BodyId, MicrocollisionClusters, MotionType, Sleep, World, WorldSettings};
 
 /// A 0.1 m cube of 0.5 kg placed exactly on a fixed 2 × 2 × 0.1 m table (g = 9.81, ε_c = 1e-3
 /// m, sleep off so the microcollisions go on), with the given rebound and cluster mode.

@@ -25,9 +25,16 @@ fn record(world: &mut World, duration: f64, stop: &AtomicBool) -> (RunOutcome, V
         trajectory: &mut trajectory,
         events: &mut events,
     };
-    let outcome = run_until("test", "test.toml", world, &options, &mut records, &mut |_| {}, stop)
-        .unwrap();
-    drop(records);
+    let outcome = run_until(
+        "test",
+        "test.toml",
+        world,
+        &options,
+        &mut records,
+        &mut |_| {},
+        stop,
+    )
+    .unwrap();
     let rows = trajectory_rows(trajectory);
     (outcome, rows)
 }
@@ -80,8 +87,8 @@ fn the_first_trajectory_row_is_the_initial_state_of_a_body_starting_in_contact()
     // numbers (the trajectory writes shortest round-trip decimals). Before the fix the row
     // held the state after the t = 0 microcollisions: vz = +0.0x, vx slowed by friction.
     let given = [
-        "0.0", "cube", "0.0", "0.0", "0.05", "1.0", "0.0", "0.0", "0.0", "0.5", "0.0", "-0.01", "0.0",
-        "0.0", "0.0", "0",
+        "0.0", "cube", "0.0", "0.0", "0.05", "1.0", "0.0", "0.0", "0.0", "0.5", "0.0", "-0.01",
+        "0.0", "0.0", "0.0", "0",
     ];
     assert_eq!(first, &given);
     // The contact was answered at t = 0 (the events are the proof the row is before them), and
@@ -140,7 +147,10 @@ fn a_run_stopped_by_energy_bound_writes_its_last_frame() {
     // x = t²/2 = 1.125 m, v = 1.5 m/s (integrator tolerance).
     let x: f64 = last[2].parse().unwrap();
     let v: f64 = last[9].parse().unwrap();
-    assert!((x - 1.125).abs() < 1e-9 && (v - 1.5).abs() < 1e-9, "{last:?}");
+    assert!(
+        (x - 1.125).abs() < 1e-9 && (v - 1.5).abs() < 1e-9,
+        "{last:?}"
+    );
     assert_eq!(outcome.summary.counters["output_frames"], 16);
 }
 

@@ -355,7 +355,10 @@ mod tests {
             let text = format!("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 {index}\n");
             let error = parse_obj(Path::new("bad.obj"), &text).unwrap_err();
             assert_eq!(error.line, Some(4), "{index}");
-            assert!(error.message.contains(&format!("vertex {index}")), "{error}");
+            assert!(
+                error.message.contains(&format!("vertex {index}")),
+                "{error}"
+            );
         }
         // The edges of the range still resolve: 1 and 3 forwards, -1 and -3 backwards.
         assert_eq!(obj_vertex(1, 3), Some(0));

@@ -76,7 +76,9 @@ pub fn run<W: Write, E: Write>(
     progress: &mut dyn FnMut(f64),
 ) -> io::Result<RunOutcome> {
     let never = AtomicBool::new(false);
-    run_until(scene_name, scene_file, world, options, records, progress, &never)
+    run_until(
+        scene_name, scene_file, world, options, records, progress, &never,
+    )
 }
 
 /// [`run`], stopping after the frame at which `stop` is found set (a signal handler sets it):

@@ -95,12 +95,11 @@ impl std::error::Error for SceneError {}
 /// Reads and builds the scene in `path`.
 pub fn load(path: &Path) -> Result<Scene, SceneError> {
     // Checked as a regular file of bounded size before it is read (issue 42).
-    let text = crate::input_file::read_bounded_text(path, "the scene file", crate::MAX_INPUT_BYTES).map_err(
-        |message| SceneError::Io {
+    let text = crate::input_file::read_bounded_text(path, "the scene file", crate::MAX_INPUT_BYTES)
+        .map_err(|message| SceneError::Io {
             path: path.to_path_buf(),
             message,
-        },
-    )?;
+        })?;
     parse(path, &text)
 }
 

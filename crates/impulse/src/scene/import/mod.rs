@@ -174,7 +174,11 @@ impl Model {
 /// Reads a URDF (`.urdf`) or MJCF (`.xml`, `.mjcf`) file and places it in the world.
 pub fn read_model(path: &Path, options: &ModelOptions) -> Result<Model, Vec<Diagnostic>> {
     let mut diag = Diagnostics::new(path);
-    let text = match crate::input_file::read_bounded_text(path, "the model file", crate::MAX_INPUT_BYTES) {
+    let text = match crate::input_file::read_bounded_text(
+        path,
+        "the model file",
+        crate::MAX_INPUT_BYTES,
+    ) {
         Ok(t) => t,
         Err(e) => {
             diag.error(&Loc::file(), e);
