@@ -12,6 +12,7 @@ mod raster;
 mod recording;
 mod render;
 mod run;
+mod serve;
 mod solids;
 mod summary;
 mod sweep;

@@ -128,6 +128,12 @@ pub fn render(args: &RenderArgs) -> Result<ExitCode, String> {
             args.elevation
         ));
     }
+    if let Some(n) = args.sheet {
+        if !(1..=100).contains(&n) {
+            return Err(format!("--sheet must be from 1 to 100 frames, got {n}"));
+        }
+        sheet_pixels(n, sheet_columns(n, args.columns), args.width, args.height)?;
+    }
     let recording = Recording::load(&args.dir)?;
     let view = View {
         azimuth: args.azimuth,
@@ -162,13 +168,7 @@ pub fn render(args: &RenderArgs) -> Result<ExitCode, String> {
     let (start, end) = (recording.times[0], recording.end_time());
     let (image, default_name) = match args.sheet {
         Some(n) => {
-            if !(1..=100).contains(&n) {
-                return Err(format!("--sheet must be from 1 to 100 frames, got {n}"));
-            }
-            let columns = args
-                .columns
-                .unwrap_or_else(|| (f64::from(n).sqrt().ceil()) as u32)
-                .clamp(1, n);
+            let columns = sheet_columns(n, args.columns);
             let times: Vec<f64> = (0..n)
                 .map(|i| {
                     if n == 1 {
@@ -209,6 +209,36 @@ pub struct View {
     pub elevation: f64,
     /// Magnification (1: the scene's sphere just fits).
     pub zoom: f64,
+}
+
+/// The most pixels a contact sheet may have: as many as the largest single picture
+/// (8192 × 8192, 256 MiB as RGBA). `--sheet 100 --columns 100 --width 8192 --height 8192`
+/// asked for 20 GB (issue 42).
+const MAX_SHEET_PIXELS: u64 = 8192 * 8192;
+
+/// Frames per row of a sheet of `n`: as asked (at most `n`), else about √n.
+fn sheet_columns(n: u32, asked: Option<u32>) -> u32 {
+    asked
+        .unwrap_or_else(|| (f64::from(n).sqrt().ceil()) as u32)
+        .clamp(1, n)
+}
+
+/// The size of a sheet of `n` frames of `width` × `height`, `columns` to a row, 4 pixels
+/// apart; an error if it exceeds [`MAX_SHEET_PIXELS`].
+fn sheet_pixels(n: u32, columns: u32, width: u32, height: u32) -> Result<(u64, u64), String> {
+    let rows = u64::from(n.div_ceil(columns));
+    let columns = u64::from(columns);
+    let gap = 4;
+    let w = columns * u64::from(width) + (columns - 1) * gap;
+    let h = rows * u64::from(height) + (rows - 1) * gap;
+    if w * h > MAX_SHEET_PIXELS {
+        return Err(format!(
+            "a sheet of {n} frames of {width} × {height} pixels, {columns} to a row, would be \
+             {w} × {h} pixels, more than the {MAX_SHEET_PIXELS} (8192²) a picture may have: \
+             give a smaller --width/--height, fewer frames or a different --columns"
+        ));
+    }
+    Ok((w, h))
 }
 
 /// The camera for a `width` × `height` picture. With the command's default view (azimuth −60°,

@@ -6,12 +6,13 @@ use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 use impulse::run::events::EventWriter;
 use impulse::run::shapes::ShapesFile;
 use impulse::run::trajectory::TrajectoryWriter;
-use impulse::run::{Recorders, run_scene};
+use impulse::run::{Recorders, run_scene_until};
 use impulse::scene::{self, RunOptions, Scene, SceneError};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -113,6 +114,13 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             removed.join(", ")
         );
     }
+    // Ctrl-C or SIGTERM ends the run after the frame being computed, with the records and
+    // summary written (issue 42); a second one ends the process at once.
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
     let trajectory_path = out.join("trajectory.csv");
     let summary_path = out.join("summary.json");
     let file = File::create(&trajectory_path)
@@ -141,7 +149,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         trajectory: &mut trajectory,
         events: &mut events,
     };
-    let outcome = run_scene(&mut scene, &options, &mut records, &mut progress)
+    let outcome = run_scene_until(&mut scene, &options, &mut records, &mut progress, &STOP)
         .map_err(|e| format!("writing the run's records in {}: {e}", out.display()))?;
     bar.finish_and_clear();
 
@@ -178,6 +186,15 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             print!("{}", counters(summary));
         }
     }
+    if summary.status == "interrupted" {
+        eprintln!(
+            "interrupted: the run stopped at t = {}, and the output up to then is in {}",
+            summary.sim_time,
+            out.display()
+        );
+        // The shell's code for a process ended by SIGINT.
+        return Ok(ExitCode::from(130));
+    }
     match outcome.error {
         None => Ok(ExitCode::SUCCESS),
         Some(error) => Err(format!(
@@ -187,6 +204,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         )),
     }
 }
+
+/// Set by the Ctrl-C / SIGTERM handler: stop after the current frame.
+static STOP: AtomicBool = AtomicBool::new(false);
 
 /// The files other commands derive from a run (`view`, `render`, `plot`), relative to its
 /// directory: left from an earlier run they would show that run beside this one's data.

@@ -4,11 +4,8 @@
 //! and style (`assets/viewer.*`) and the recording as JSON — so it works offline, straight from
 //! the file. `--serve` also serves it on localhost.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Args;
 use serde_json::{Value, json};
@@ -67,7 +64,7 @@ pub fn view(args: &ViewArgs) -> Result<ExitCode, String> {
         ),
     }
     if let Some(port) = args.serve {
-        serve(&html, port)?;
+        crate::serve::serve(&html, port)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -280,60 +277,6 @@ fn escape_html(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
-}
-
-/// Serves `html` at `/` on 127.0.0.1 until the process is stopped.
-fn serve(html: &str, port: u16) -> Result<(), String> {
-    let listener = TcpListener::bind(("127.0.0.1", port))
-        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    let address = listener
-        .local_addr()
-        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    println!("serving http://{address}/ (press Ctrl-C to stop)");
-    let _ = std::io::stdout().flush();
-    for stream in listener.incoming() {
-        // One bad connection must not stop the server.
-        if let Ok(stream) = stream
-            && let Err(e) = respond(stream, html)
-        {
-            eprintln!("warning: a request failed: {e}");
-        }
-    }
-    Ok(())
-}
-
-fn respond(mut stream: TcpStream, html: &str) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request = String::new();
-    reader.read_line(&mut request)?;
-    // Skip the headers.
-    let mut line = String::new();
-    while reader.read_line(&mut line)? > 2 {
-        line.clear();
-    }
-    let mut words = request.split_whitespace();
-    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-    let (status, body) = match (method, path) {
-        ("GET" | "HEAD", "/" | "/index.html" | "/view.html") => ("200 OK", html),
-        ("GET" | "HEAD", _) => ("404 Not Found", "not found\n"),
-        _ => ("405 Method Not Allowed", "only GET\n"),
-    };
-    let kind = if status.starts_with("200") {
-        "text/html; charset=utf-8"
-    } else {
-        "text/plain; charset=utf-8"
-    };
-    write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
-         Cache-Control: no-store\r\nConnection: close\r\n\r\n",
-        body.len()
-    )?;
-    if method != "HEAD" {
-        stream.write_all(body.as_bytes())?;
-    }
-    stream.flush()
 }
 
 #[cfg(test)]

@@ -786,3 +786,69 @@ fn every_commands_help_shows_an_example() {
         );
     }
 }
+
+#[test]
+fn a_run_stopped_by_sigterm_keeps_its_frames_and_summary_and_can_be_viewed() {
+    // Stopped by Ctrl-C or SIGTERM, `impulse run` left a 0-byte trajectory and no summary, and
+    // `view`, `render` and `plot` refused the directory (issue 42).
+    let out = scratch("sigterm");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_impulse"))
+        .args([
+            "run",
+            "scenes/free/tossed_parts.toml",
+            "--duration",
+            "100000",
+            "--fps",
+            "10",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .current_dir(repo())
+        .spawn()
+        .unwrap();
+    // Wait until it has written frames (the buffered trajectory reaches the disk), then stop it.
+    let trajectory = out.join("trajectory.csv");
+    let started = std::time::Instant::now();
+    while std::fs::metadata(&trajectory).map_or(0, |m| m.len()) < 100_000 {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "no frames written in 60 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "interrupted");
+    let sim_time = summary["sim_time"].as_f64().unwrap();
+    assert!(sim_time > 0.0 && sim_time < 100000.0, "{sim_time}");
+    // The trajectory ends with whole frames, the last at the time the summary gives.
+    let text = std::fs::read_to_string(&trajectory).unwrap();
+    assert!(text.ends_with('\n'));
+    let last = text
+        .lines()
+        .last()
+        .and_then(|l| l.split(',').next())
+        .unwrap();
+    assert_eq!(last.parse::<f64>().unwrap(), sim_time);
+    let frames = text
+        .lines()
+        .filter(|l| l.split(',').next() == Some(last))
+        .count();
+    assert_eq!(frames, summary["bodies"].as_array().unwrap().len());
+    for command in ["render", "plot", "view"] {
+        let result = impulse(&[command, out.to_str().unwrap()]);
+        assert!(
+            result.status.success(),
+            "{command}: {}",
+            self::text(&result.stderr)
+        );
+    }
+}

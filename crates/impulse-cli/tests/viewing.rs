@@ -206,6 +206,65 @@ fn view_serves_the_page_on_localhost() {
     assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
 }
 
+#[test]
+fn a_slow_client_does_not_hold_the_viewer_server() {
+    // One client sending a byte every few seconds held the single-threaded server (issue 42);
+    // a request line of any length was read; any Host was answered (DNS rebinding).
+    let out = run(
+        "scenes/free/kinematic.toml",
+        "serve_slow",
+        &["--duration", "0.2"],
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_impulse"))
+        .args(["view", path(&out), "--serve", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let address = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            line.strip_prefix("serving http://")
+                .and_then(|rest| rest.split('/').next())
+                .map(str::to_string)
+        })
+        .expect("the server announces its address");
+    let mut slow = TcpStream::connect(&address).unwrap();
+    slow.write_all(b"G").unwrap();
+    let ask = |request: String| {
+        let mut stream = TcpStream::connect(&address).unwrap();
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        let _ = stream.read_to_string(&mut response);
+        response
+    };
+    let started = std::time::Instant::now();
+    let page = ask(format!("GET / HTTP/1.1\r\nHost: {address}\r\n\r\n"));
+    let waited = started.elapsed();
+    let rebound = ask("GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n".to_string());
+    let long = ask(format!("GET /{} HTTP/1.1\r\n", "a".repeat(17 * 1024)));
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(slow);
+    assert!(
+        page.starts_with("HTTP/1.1 200 OK\r\n"),
+        "{}",
+        &page[..page.len().min(40)]
+    );
+    assert!(waited.as_secs_f64() < 2.0, "served after {waited:?}");
+    assert!(rebound.starts_with("HTTP/1.1 421"), "{rebound}");
+    assert!(
+        long.starts_with("HTTP/1.1 431"),
+        "{}",
+        &long[..long.len().min(40)]
+    );
+}
+
 /// Background of rendered pictures.
 const BACKGROUND: [u8; 3] = [42, 47, 55];
 
@@ -399,6 +458,24 @@ fn render_rejects_bad_options_clearly() {
         (vec!["--time", "-1"], "outside the recording"),
         (vec!["--width", "5"], "--width must be from 16 to 8192"),
         (vec!["--sheet", "0"], "--sheet must be from 1 to 100"),
+        // It attempted a 20 GB allocation (issue 42).
+        (
+            vec![
+                "--sheet",
+                "100",
+                "--columns",
+                "100",
+                "--width",
+                "8192",
+                "--height",
+                "8192",
+            ],
+            "would be 819596 × 8192 pixels, more than the 67108864 (8192²) a picture may have",
+        ),
+        (
+            vec!["--sheet", "4", "--width", "8192", "--height", "8192"],
+            "would be 16388 × 16388 pixels",
+        ),
         (vec!["--zoom", "0"], "--zoom must be a positive number"),
         (
             vec!["--elevation", "95"],

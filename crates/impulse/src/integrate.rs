@@ -67,6 +67,16 @@ pub enum IntegrationError {
         /// The step size that was attempted.
         step: f64,
     },
+    /// More steps were held at once (from `from` to `time`) than a flight may keep before the
+    /// next controller update or frame: a stiff or unstable motion that would fill memory.
+    TooManySteps {
+        /// Where the held steps start.
+        from: f64,
+        /// Time reached.
+        time: f64,
+        /// Steps held.
+        steps: usize,
+    },
 }
 
 impl fmt::Display for IntegrationError {
@@ -76,6 +86,12 @@ impl fmt::Display for IntegrationError {
             Self::StepSizeUnderflow { time, step } => write!(
                 f,
                 "step size {step:e} underflowed at t = {time}: the motion is too stiff or singular to integrate"
+            ),
+            Self::TooManySteps { from, time, steps } => write!(
+                f,
+                "{steps} integration steps from t = {from} only reached t = {time}: the motion is \
+                 too stiff or unstable to integrate (a controller's gains too high for its \
+                 `rate`, or joints that fight each other, such as two coaxial revolutes?)"
             ),
         }
     }

@@ -29,6 +29,7 @@
 pub mod control;
 pub mod dynamics;
 pub mod geometry;
+mod input_file;
 pub mod math;
 pub mod multibody;
 pub mod poses;
@@ -64,6 +65,7 @@ internal_modules! {
     response;
 }
 
+pub use input_file::MAX_INPUT_BYTES;
 pub use integrate::{IntegrationError, Tolerance};
 pub use response::{ResponseKind, RestitutionLaw};
 

@@ -80,8 +80,8 @@ pub fn read_mesh(path: &Path) -> Result<PolygonMesh, MeshFileError> {
         .extension()
         .and_then(|e| e.to_str())
         .map(|e| e.to_ascii_lowercase());
-    let bytes = std::fs::read(path)
-        .map_err(|e| MeshFileError::new(path, None, format!("cannot read the file: {e}")))?;
+    let bytes = crate::input_file::read_bounded(path, "the mesh file", crate::MAX_INPUT_BYTES)
+        .map_err(|message| MeshFileError::new(path, None, message))?;
     match extension.as_deref() {
         Some("obj") => {
             let text = std::str::from_utf8(&bytes)
@@ -127,6 +127,20 @@ impl Welder {
             self.vertices.push(p);
             (self.vertices.len() - 1) as u32
         })
+    }
+}
+
+/// The 0-based vertex an OBJ face index names among the `count` vertices read so far: `1..=count`
+/// from the first, `-1..=-count` back from the last; `None` for anything else. Computed without
+/// negating or adding in `i64` (`-i64::MIN` overflows: issue 42's one panic).
+fn obj_vertex(index: i64, count: usize) -> Option<usize> {
+    let magnitude = usize::try_from(index.unsigned_abs()).ok()?;
+    if index == 0 || magnitude > count {
+        None
+    } else if index > 0 {
+        Some(magnitude - 1)
+    } else {
+        Some(count - magnitude)
     }
 }
 
@@ -181,17 +195,13 @@ pub fn parse_obj(path: &Path, text: &str) -> Result<PolygonMesh, MeshFileError> 
                     let index: i64 = index_text.parse().map_err(|_| {
                         error(format!("face vertex `{token}` is not a vertex index"))
                     })?;
-                    let count = positions.len() as i64;
-                    let resolved = match index {
-                        i if i > 0 && i <= count => i - 1,
-                        i if i < 0 && -i <= count => count + i,
-                        _ => {
-                            return Err(error(format!(
-                                "face refers to vertex {index}, but only {count} vertices are defined above this line"
-                            )));
-                        }
+                    let count = positions.len();
+                    let Some(resolved) = obj_vertex(index, count) else {
+                        return Err(error(format!(
+                            "face refers to vertex {index}, but only {count} vertices are defined above this line"
+                        )));
                     };
-                    loop_.push(positions[resolved as usize]);
+                    loop_.push(positions[resolved]);
                 }
                 if loop_.len() < 3 {
                     return Err(error(format!(
@@ -335,6 +345,45 @@ mod tests {
         assert!(error.message.contains("only 1 vertices"), "{error}");
         let error = parse_obj(Path::new("bad.obj"), "bogus 1 2\n").unwrap_err();
         assert!(error.message.contains("unknown OBJ statement"));
+    }
+
+    #[test]
+    fn obj_face_index_i64_min_is_an_error_not_an_overflow() {
+        // `-i64::MIN` overflowed and indexed out of bounds: `mass`, `check` and `run` exited
+        // with a panic (issue 42). Every extreme index is now an error naming the line.
+        for index in [i64::MIN, i64::MIN + 1, i64::MAX, 0, -4, 4] {
+            let text = format!("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 {index}\n");
+            let error = parse_obj(Path::new("bad.obj"), &text).unwrap_err();
+            assert_eq!(error.line, Some(4), "{index}");
+            assert!(
+                error.message.contains(&format!("vertex {index}")),
+                "{error}"
+            );
+        }
+        // The edges of the range still resolve: 1 and 3 forwards, -1 and -3 backwards.
+        assert_eq!(obj_vertex(1, 3), Some(0));
+        assert_eq!(obj_vertex(3, 3), Some(2));
+        assert_eq!(obj_vertex(-1, 3), Some(2));
+        assert_eq!(obj_vertex(-3, 3), Some(0));
+        assert_eq!(obj_vertex(i64::MIN, 3), None);
+        // |i64::MIN| = 2⁶³ is a valid backward index among 2⁶³ vertices: the first one.
+        assert_eq!(obj_vertex(i64::MIN, 1 << 63), Some(0));
+    }
+
+    #[test]
+    fn a_mesh_file_that_is_a_fifo_is_refused_without_blocking() {
+        // A scene pointing at a FIFO hung `check` in the read (issue 42).
+        let dir = std::env::temp_dir().join(format!("impulse-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("part.obj");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let error = read_mesh(&fifo).unwrap_err();
+            assert!(error.message.contains("named pipe"), "{error}");
+        } else {
+            panic!("mkfifo is needed for this test");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -608,6 +608,16 @@ impl Multibody {
             unreachable!("the flight was just started")
         };
         while flight.time() < t {
+            // Every step is held until the multibody passes it (a controller update or a
+            // collision check can need the motion anywhere in between): bound them, or a stiff
+            // arm fills memory (1.3 GB, then an abort with nothing written: issue 42).
+            if self.segments.len() >= MAX_HELD_STEPS {
+                return Err(IntegrationError::TooManySteps {
+                    from: self.time,
+                    time: flight.time(),
+                    steps: self.segments.len(),
+                });
+            }
             flight.step(&system)?;
             if let Some(step) = flight.last_step() {
                 self.segments.push_back(step);
@@ -730,6 +740,10 @@ impl Multibody {
         }
     }
 }
+
+/// The most integration steps a flight holds at once (see `Multibody::extend_flight`): about
+/// 50 MB for a three-joint arm, far more than a smooth motion needs between two updates.
+const MAX_HELD_STEPS: usize = 100_000;
 
 /// Accumulates sampled link states into [`LinkEnvelope`]s.
 struct EnvelopeBuilder {

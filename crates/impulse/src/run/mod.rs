@@ -19,6 +19,7 @@ pub mod summary;
 pub mod trajectory;
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::dynamics::MotionType;
@@ -74,6 +75,23 @@ pub fn run<W: Write, E: Write>(
     records: &mut Recorders<'_, W, E>,
     progress: &mut dyn FnMut(f64),
 ) -> io::Result<RunOutcome> {
+    let never = AtomicBool::new(false);
+    run_until(
+        scene_name, scene_file, world, options, records, progress, &never,
+    )
+}
+
+/// [`run`], stopping after the frame at which `stop` is found set (a signal handler sets it):
+/// the records then end with that frame and the summary's status is `"interrupted"`.
+pub fn run_until<W: Write, E: Write>(
+    scene_name: &str,
+    scene_file: &str,
+    world: &mut World,
+    options: &RunOptions,
+    records: &mut Recorders<'_, W, E>,
+    progress: &mut dyn FnMut(f64),
+    stop: &AtomicBool,
+) -> io::Result<RunOutcome> {
     // The frame list is built up front: refuse one too long to hold.
     options
         .check()
@@ -81,17 +99,45 @@ pub fn run<W: Write, E: Write>(
     let started = Instant::now();
     let initial_energy = world.energy();
     let mut error = None;
-    for t in frame_times(options) {
+    let mut interrupted = false;
+    // The first frame is the state the scene gave, written before the events at t = 0 (a body
+    // starting in contact would otherwise show its state after the first microcollisions):
+    // issue 41, item 4. A run failing at t = 0 keeps it.
+    match world.prepare() {
+        Ok(()) => {
+            records.trajectory.write_frame(world)?;
+            progress(world.time());
+        }
+        Err(e) => error = Some(e),
+    }
+    let frames = if error.is_some() {
+        Vec::new()
+    } else {
+        frame_times(options)
+    };
+    for (k, t) in frames.into_iter().enumerate() {
         let advanced = world.advance_to(t);
         for event in world.take_events() {
             records.events.write(&event)?;
         }
         if let Err(e) = advanced {
+            // The energy is checked once everything is at `t`: that state is a whole frame,
+            // the last one computed (issue 42).
+            if k > 0 && matches!(e, SimulationError::EnergyGain { .. }) && world.time() == t {
+                records.trajectory.write_frame(world)?;
+                progress(t);
+            }
             error = Some(e);
             break;
         }
-        records.trajectory.write_frame(world)?;
-        progress(t);
+        if k > 0 {
+            records.trajectory.write_frame(world)?;
+            progress(t);
+        }
+        if stop.load(Ordering::Relaxed) {
+            interrupted = true;
+            break;
+        }
     }
     records.trajectory.flush()?;
     records.events.flush()?;
@@ -108,6 +154,8 @@ pub fn run<W: Write, E: Write>(
         scene_file: scene_file.to_string(),
         status: if error.is_some() {
             "error"
+        } else if interrupted {
+            "interrupted"
         } else {
             "completed"
         },
@@ -131,14 +179,26 @@ pub fn run_scene<W: Write, E: Write>(
     records: &mut Recorders<'_, W, E>,
     progress: &mut dyn FnMut(f64),
 ) -> io::Result<RunOutcome> {
+    run_scene_until(scene, options, records, progress, &AtomicBool::new(false))
+}
+
+/// Runs a loaded scene until it ends or `stop` is set ([`run_until`]).
+pub fn run_scene_until<W: Write, E: Write>(
+    scene: &mut Scene,
+    options: &RunOptions,
+    records: &mut Recorders<'_, W, E>,
+    progress: &mut dyn FnMut(f64),
+    stop: &AtomicBool,
+) -> io::Result<RunOutcome> {
     let file = scene.path.display().to_string();
-    run(
+    run_until(
         &scene.name,
         &file,
         &mut scene.world,
         options,
         records,
         progress,
+        stop,
     )
 }
 

@@ -59,7 +59,9 @@ pub struct Summary {
     pub scene: String,
     /// Scene file.
     pub scene_file: String,
-    /// "completed", or "error" if the run stopped early.
+    /// "completed"; "error" if a simulation error stopped the run (`error` says which);
+    /// "interrupted" if it was stopped from outside (Ctrl-C, SIGTERM). The records hold every
+    /// frame computed up to `sim_time` either way.
     pub status: &'static str,
     /// The error that stopped the run, if any.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -82,6 +82,11 @@ impl<W: Write> TrajectoryWriter<W> {
         self.frames
     }
 
+    /// The underlying writer, with everything written so far.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
     /// Flushes buffered rows to the underlying writer.
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()

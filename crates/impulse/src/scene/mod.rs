@@ -94,10 +94,12 @@ impl std::error::Error for SceneError {}
 
 /// Reads and builds the scene in `path`.
 pub fn load(path: &Path) -> Result<Scene, SceneError> {
-    let text = std::fs::read_to_string(path).map_err(|e| SceneError::Io {
-        path: path.to_path_buf(),
-        message: format!("cannot read the scene file: {e}"),
-    })?;
+    // Checked as a regular file of bounded size before it is read (issue 42).
+    let text = crate::input_file::read_bounded_text(path, "the scene file", crate::MAX_INPUT_BYTES)
+        .map_err(|message| SceneError::Io {
+            path: path.to_path_buf(),
+            message,
+        })?;
     parse(path, &text)
 }
 
@@ -316,6 +318,20 @@ impl<'c, 's> SceneReader<'c, 's> {
             } else {
                 MicrocollisionClusters::Sequential
             };
+        }
+        if let Some(rebound) = settings.microcollision_rebound
+            && settings.microcollision_clusters == MicrocollisionClusters::Simultaneous
+            && rebound > 0.0
+            && rebound < crate::world::MIN_CLUSTER_REBOUND
+            && let Some(v) = get("microcollision_rebound")
+        {
+            v.error(format!(
+                "expected 0 (the thesis's pure reversal) or from 0.05 to 1 with simultaneous \
+                 microcollision clusters (the default), found {rebound}: below 0.05 a resting \
+                 cluster sinks through the envelope (see docs/sources.md); \
+                 `microcollision_clusters = \"sequential\"` takes any value from 0 to 1"
+            ));
+            settings.microcollision_rebound = None;
         }
         if let Some(on) = get("sleep").and_then(|v| v.boolean()) {
             settings.sleep.enabled = on;

@@ -287,9 +287,18 @@ impl<'c, 's> Value<'c, 's> {
         }
     }
 
-    /// A string.
+    /// A string without control characters (they would reach the terminal raw in messages
+    /// and summaries: an escape sequence in a body's name recoloured it, issue 42).
     pub fn string(&self) -> Option<&'c str> {
         match self.value.get_ref() {
+            DeValue::String(s) if s.chars().any(char::is_control) => {
+                let shown: String = s.chars().flat_map(char::escape_default).collect();
+                self.error(format!(
+                    "expected text without control characters (tabs, line breaks, escapes), \
+                     found \"{shown}\""
+                ));
+                None
+            }
             DeValue::String(s) => Some(s.as_ref()),
             _ => {
                 self.wrong_type("a string");

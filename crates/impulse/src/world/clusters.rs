@@ -230,7 +230,13 @@ impl EventLoop {
                 if approach >= threshold_speed {
                     return false;
                 }
-                let separation = if touching {
+                let separation = if touching && settings.rebound(true) == 0.0 {
+                    // `microcollision_rebound = 0`, the thesis's pure reversal: each contact
+                    // leaves as fast as it came. Restitution alone (below) let a resting
+                    // cluster leave slower than it came each time and sink through the
+                    // envelope (issue 41, item 3).
+                    approach.max(0.0)
+                } else if touching {
                     rebound.max(material.restitution * approach.max(0.0))
                 } else if hop > 0.0 {
                     -(closest.distance - 0.5 * settings.collision_epsilon) / (SETTLING_HOPS * hop)

@@ -119,6 +119,13 @@ impl Default for WorldSettings {
     }
 }
 
+/// The least positive `microcollision_rebound` simultaneous clusters take. Below it a cluster
+/// leaves at restitution × its approach until that falls to the tiny floor, and resting bodies
+/// sank through the envelope: a 0.1 m box on a table (sleep off) at 0.001 and 0.01, V1's block
+/// on its ramp at 0.001 and 0.01; both held at 0.02 and above, and at 0 (the pure reversal,
+/// see `EventLoop::pose_cluster`). Issue 41, item 3; docs/sources.md.
+pub const MIN_CLUSTER_REBOUND: f64 = 0.05;
+
 impl WorldSettings {
     /// The microcollision rebound in effect for one contact answered alone (`cluster` false)
     /// or for the contacts of a simultaneous cluster: the one set, else ¼ alone and ½ in a
@@ -194,11 +201,33 @@ impl WorldSettings {
                 rebound.to_string(),
             );
         }
+        if let Some(rebound) = self.microcollision_rebound
+            && self.microcollision_clusters == MicrocollisionClusters::Simultaneous
+            && rebound > 0.0
+            && rebound < MIN_CLUSTER_REBOUND
+        {
+            return fail(
+                "microcollision_rebound",
+                "0 (the pure reversal) or from 0.05 to 1 in simultaneous clusters (below 0.05 a \
+                 resting cluster sinks through the envelope; `microcollision_clusters = \
+                 \"sequential\"` takes any value)",
+                rebound.to_string(),
+            );
+        }
         if !positive(self.box_period) {
             return fail(
                 "box_period",
                 "a positive finite time",
                 self.box_period.to_string(),
+            );
+        }
+        // A body's box is swept over the period: its fall ½ g T² must be a number, or the
+        // first body boxed was blamed for a state that "stopped being finite" (issue 42).
+        if !(0.5 * self.gravity.norm() * self.box_period * self.box_period).is_finite() {
+            return fail(
+                "box_period",
+                "a time over which a fall under gravity (½ g T²) is finite",
+                format!("{:e}", self.box_period),
             );
         }
         if let Some(depth) = self.max_penetration

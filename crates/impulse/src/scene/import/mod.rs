@@ -174,10 +174,14 @@ impl Model {
 /// Reads a URDF (`.urdf`) or MJCF (`.xml`, `.mjcf`) file and places it in the world.
 pub fn read_model(path: &Path, options: &ModelOptions) -> Result<Model, Vec<Diagnostic>> {
     let mut diag = Diagnostics::new(path);
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::input_file::read_bounded_text(
+        path,
+        "the model file",
+        crate::MAX_INPUT_BYTES,
+    ) {
         Ok(t) => t,
         Err(e) => {
-            diag.error(&Loc::file(), format!("cannot read the model file: {e}"));
+            diag.error(&Loc::file(), e);
             return Err(diag.into_list());
         }
     };

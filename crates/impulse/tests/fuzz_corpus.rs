@@ -1,0 +1,50 @@
+//! Replays the fuzz corpus (`fuzz/corpus/`: the shipped scenes and meshes, and every input a
+//! fuzz run found to fail) through what the `cargo fuzz` targets call, so a regression is caught
+//! by the ordinary `cargo test`, without nightly. A panic fails the test; errors are expected.
+
+use std::path::{Path, PathBuf};
+
+use impulse::geometry::mesh_io::{parse_obj, parse_stl};
+
+fn corpus(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/corpus")
+        .join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_scene_corpus_reads_without_a_panic() {
+    let files = corpus("scene");
+    assert!(files.len() >= 29, "the shipped scenes are the seed");
+    for file in files {
+        let data = std::fs::read(&file).unwrap();
+        // As the fuzz target: a made-up path, so meshes are looked for (and not found) beside it.
+        if let Ok(text) = std::str::from_utf8(&data) {
+            let _ = impulse::scene::parse(Path::new("fuzz.toml"), text);
+        }
+    }
+}
+
+#[test]
+fn the_mesh_corpus_reads_without_a_panic() {
+    let files = corpus("mesh");
+    assert!(files.len() >= 24, "the shipped meshes are the seed");
+    for file in files {
+        let data = std::fs::read(&file).unwrap();
+        let path = Path::new("fuzz");
+        if let Ok(text) = std::str::from_utf8(&data)
+            && let Ok(mesh) = parse_obj(path, text)
+        {
+            let _ = mesh.validate_solids();
+        }
+        if let Ok(mesh) = parse_stl(path, &data) {
+            let _ = mesh.validate_solids();
+        }
+    }
+}
