@@ -1,0 +1,1 @@
+//! Assembly scene files.
