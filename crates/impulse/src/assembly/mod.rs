@@ -417,6 +417,10 @@ impl Assembly {
     pub fn body_index(&self, name: &str) -> Option<usize> {
         self.bodies.iter().position(|b| b.name() == name)
     }
+    /// The joints' names, in the order given.
+    pub fn joint_names(&self) -> Vec<&str> {
+        self.joints.iter().map(|j| j.name.as_str()).collect()
+    }
     /// Number of first-order equations integrated: 13 per body (kalra.md §6.4's count).
     pub fn ode_count(&self) -> usize {
         13 * self.bodies.len()
@@ -533,16 +537,18 @@ impl Assembly {
             .collect())
     }
 
-    /// Takes fixed steps (the last one shortened to land on `t`) until the time is `t`.
+    /// Takes steps on the fixed grid `k · step` (times computed, never accumulated) up to the
+    /// last grid time at or before `t` (within a millionth of a step): where anyone looks never
+    /// changes the steps taken, so outputs cannot perturb the motion.
     pub fn advance_to(&mut self, t: f64) -> Result<(), AssemblyError> {
         let h = self.settings.step;
-        while self.time < t {
-            let left = t - self.time;
-            // A last step within a millionth of a step of the end lands on it.
-            let dt = if left <= h * (1.0 + 1e-6) { left } else { h };
-            step::rk4(self, dt)?;
+        loop {
+            let next = (self.steps + 1) as f64 * h;
+            if next > t + 1e-6 * h {
+                return Ok(());
+            }
+            step::rk4(self, next)?;
         }
-        Ok(())
     }
 
     fn states(&self) -> Vec<BodyState> {

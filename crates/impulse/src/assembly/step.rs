@@ -166,9 +166,10 @@ fn moved(states: &[BodyState], d: &Derivative, h: f64) -> Vec<BodyState> {
         .collect()
 }
 
-/// One classical RK4 step of length h, then renormalisation, projection and bookkeeping.
-pub(crate) fn rk4(asm: &mut Assembly, h: f64) -> Result<(), AssemblyError> {
+/// One classical RK4 step to time `end`, then renormalisation, projection and bookkeeping.
+pub(crate) fn rk4(asm: &mut Assembly, end: f64) -> Result<(), AssemblyError> {
     let t = asm.time;
+    let h = end - t;
     let y = asm.states();
     let k1 = derivative(asm, t, &y)?;
     let k2 = derivative(asm, t + 0.5 * h, &moved(&y, &k1, 0.5 * h))?;
@@ -191,7 +192,7 @@ pub(crate) fn rk4(asm: &mut Assembly, h: f64) -> Result<(), AssemblyError> {
     let power = |f: fn(&Derivative) -> f64| (f(&k1) + 2.0 * f(&k2) + 2.0 * f(&k3) + f(&k4)) * w;
     asm.applied_work += power(|d| d.applied_power);
     asm.constraint_work += power(|d| d.constraint_power);
-    asm.time = t + h;
+    asm.time = end;
     asm.steps += 1;
     if asm.settings.projection {
         asm.project_positions()?;
