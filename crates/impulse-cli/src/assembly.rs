@@ -105,7 +105,7 @@ pub fn run(
     let duration = duration.unwrap_or(s.duration);
     let rate = fps.unwrap_or(s.output_rate);
     let frames = (duration * rate).ceil();
-    if frames > impulse::scene::MAX_FRAMES as f64 {
+    if frames > impulse::scene::MAX_FRAMES {
         return Err(format!(
             "{frames} frames is too many (at most {})",
             impulse::scene::MAX_FRAMES

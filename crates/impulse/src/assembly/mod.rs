@@ -3,14 +3,14 @@
 //!
 //! Kalra's paper attaches a free force or torque to each primitive and takes the minimum-norm
 //! solution, which does work on the motions a joint allows (kalra.md §3.4). Here each primitive
-//! is its minimal set of scalar rows φ(q, t) = 0 (kalra.md §5.3; [`primitive`]), each row's
+//! is its minimal set of scalar rows φ(q, t) = 0 (kalra.md §5.3; `primitive`), each row's
 //! acceleration equation `J u̇ + c = 0` carries every velocity-product, curvature and
-//! relative-body term ([`rows`]), and the multipliers come from `(J M⁻¹ Jᵀ) λ = rhs` by a
-//! factorisation that drops redundant rows and reports inconsistent ones ([`solve`]). Drift is
+//! relative-body term (`rows`), and the multipliers come from `(J M⁻¹ Jᵀ) λ = rhs` by a
+//! factorisation that drops redundant rows and reports inconsistent ones (`solve`). Drift is
 //! held by Baumgarte terms in the right side and by projecting positions and velocities back
-//! onto the constraints after each step ([`drift`]); the bodies' 13 equations each
+//! onto the constraints after each step (`drift`); the bodies' 13 equations each
 //! (position, quaternion, momentum, angular momentum, kalra.md eq. 22–24) are integrated by
-//! fixed-step RK4 ([`step`]).
+//! fixed-step RK4 (`step`).
 //!
 //! An assembly runs on its own: it is not yet one of the world's colliders (see
 //! `docs/ARCHITECTURE.md`, "Assemblies").

@@ -130,7 +130,7 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
         .and_then(|v| v.positive())
         .unwrap_or(60.0);
     if let Some(v) = get("output_rate")
-        && duration * output_rate > crate::scene::MAX_FRAMES as f64
+        && duration * output_rate > crate::scene::MAX_FRAMES
     {
         v.error(format!(
             "{} frames is more than {} (lower output_rate or duration)",

@@ -111,25 +111,33 @@ pub(crate) fn solve(rows: &[Row], inverse: &[InverseMass], rhs: &[f64]) -> Solut
     let mut is_dependent = vec![false; n];
     for i in 0..n {
         let fi = f.first[i];
+        let (done, rest) = f.data.split_at_mut(f.start[i]);
+        let row_i = &mut rest[..=(i - fi)];
         for j in fi..i {
-            let idx = f.start[i] + j - fi;
+            let c = j - fi;
             if is_dependent[j] {
-                f.data[idx] = 0.0;
+                row_i[c] = 0.0;
                 continue;
             }
-            let from = fi.max(f.first[j]);
-            let mut s = f.data[idx];
-            for m in from..j {
-                s -= f.at(i, m) * f.at(j, m) * d[m];
-            }
-            f.data[idx] = s / d[j];
+            let fj = f.first[j];
+            let from = fi.max(fj);
+            let row_j = &done[f.start[j]..f.start[j] + (j - fj)];
+            let dot: f64 = row_i[from - fi..c]
+                .iter()
+                .zip(&row_j[from - fj..])
+                .zip(&d[from..j])
+                .map(|((a, b), dm)| a * b * dm)
+                .sum();
+            row_i[c] = (row_i[c] - dot) / d[j];
         }
-        let mut pivot = k.at(i, i);
-        for m in fi..i {
-            let l = f.at(i, m);
-            pivot -= l * l * d[m];
-        }
-        if !(pivot > DEPENDENT_PIVOT * k.at(i, i)) {
+        let kii = k.at(i, i);
+        let pivot = kii
+            - row_i[..i - fi]
+                .iter()
+                .zip(&d[fi..i])
+                .map(|(l, dm)| l * l * dm)
+                .sum::<f64>();
+        if pivot.is_nan() || pivot <= DEPENDENT_PIVOT * kii {
             is_dependent[i] = true;
             dependent.push(i);
             d[i] = 0.0;
@@ -138,22 +146,21 @@ pub(crate) fn solve(rows: &[Row], inverse: &[InverseMass], rhs: &[f64]) -> Solut
         }
     }
     // Forward (L z = rhs), diagonal, backward (Lᵀ λ = y); dependent rows stay at zero.
+    let row = |i: usize| &f.data[f.start[i]..f.start[i] + (i - f.first[i])];
     let mut x = rhs.to_vec();
     for i in 0..n {
         let fi = f.first[i];
-        let mut s = x[i];
-        for m in fi..i {
-            s -= f.at(i, m) * x[m];
-        }
-        x[i] = s;
+        let s: f64 = row(i).iter().zip(&x[fi..i]).map(|(l, xm)| l * xm).sum();
+        x[i] -= s;
     }
     for i in 0..n {
         x[i] = if is_dependent[i] { 0.0 } else { x[i] / d[i] };
     }
     for i in (0..n).rev() {
         let xi = x[i];
-        for m in f.first[i]..i {
-            x[m] -= f.at(i, m) * xi;
+        let fi = f.first[i];
+        for (xm, l) in x[fi..i].iter_mut().zip(row(i)) {
+            *xm -= l * xi;
         }
     }
     // Residual with the original K (symmetric: each stored entry acts twice off the diagonal).
