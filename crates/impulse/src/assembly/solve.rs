@@ -55,7 +55,8 @@ impl Skyline {
     }
 }
 
-/// `J_i M⁻¹ J_lᵀ`.
+/// `J_i M⁻¹ J_lᵀ` (the tests' dense K).
+#[cfg(test)]
 fn coupling(a: &Row, b: &Row, inverse: &[InverseMass]) -> f64 {
     let mut sum = 0.0;
     for x in &a.blocks {
@@ -88,9 +89,20 @@ fn assemble(rows: &[Row], inverse: &[InverseMass]) -> Skyline {
         len += i - f + 1;
     }
     let mut data = vec![0.0; len];
-    for i in 0..n {
-        for j in first[i]..=i {
-            data[start[i] + j - first[i]] = coupling(&rows[i], &rows[j], inverse);
+    // Only rows sharing a body couple: per body, every pair of the rows touching it.
+    let mut on_body: Vec<Vec<(usize, Vec3, Vec3)>> = vec![Vec::new(); inverse.len()];
+    for (i, row) in rows.iter().enumerate() {
+        for x in &row.blocks {
+            let m = &inverse[x.body];
+            // M⁻¹ Jᵀ for this block.
+            on_body[x.body].push((i, x.linear * m.mass, m.inertia * x.angular));
+        }
+    }
+    for (i, row) in rows.iter().enumerate() {
+        for x in &row.blocks {
+            for (j, linear, angular) in on_body[x.body].iter().take_while(|(j, ..)| *j <= i) {
+                data[start[i] + j - first[i]] += x.linear.dot(linear) + x.angular.dot(angular);
+            }
         }
     }
     Skyline { first, start, data }
