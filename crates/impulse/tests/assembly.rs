@@ -1014,3 +1014,42 @@ fn v7_four_pistons_follow_their_cranks() {
     );
     assert!(worst < 1e-9, "a piston is off its kinematics by {worst}");
 }
+
+/// The V2 check tells the paper's force model from ours: the paper-literal model (a free force
+/// F at the pin and a free torque T, rows a_p = 0 and b̈ = 0 for the hinge axis, kalra.md eq.
+/// 7–8, solved minimum-norm as NAG would) gives the hinged rod α₀ = 18.098 rad/s² with a torque
+/// about the free axis (kalra.md §3.4, prototype), which V2's 14.6875 and zero torque reject.
+#[test]
+fn v2_paper_literal_minimum_norm_fails_the_check() {
+    use impulse::math::cross_matrix;
+    let (m, r) = (1.0, 0.05);
+    let across = m * (3.0 * r * r + 1.0) / 12.0;
+    let inv = nalgebra::Matrix3::from_diagonal(&Vec3::new(
+        1.0 / (m * r * r / 2.0),
+        1.0 / across,
+        1.0 / across,
+    ));
+    let arm = Vec3::new(-0.5, 0.0, 0.0); // pin − centre
+    let g = gravity_down_y();
+    // At rest: α = I⁻¹(arm × F + T), a_pin = F/m + g + α × arm, b̈ = α × ẑ.
+    let mut c = nalgebra::DMatrix::<f64>::zeros(6, 6);
+    let alpha_f = inv * cross_matrix(&arm);
+    let a_pin_f = nalgebra::Matrix3::identity() / m - cross_matrix(&arm) * alpha_f;
+    let a_pin_t = -cross_matrix(&arm) * inv;
+    let b_f = -cross_matrix(&Vec3::z()) * alpha_f;
+    let b_t = -cross_matrix(&Vec3::z()) * inv;
+    c.view_mut((0, 0), (3, 3)).copy_from(&a_pin_f);
+    c.view_mut((0, 3), (3, 3)).copy_from(&a_pin_t);
+    c.view_mut((3, 0), (3, 3)).copy_from(&b_f);
+    c.view_mut((3, 3), (3, 3)).copy_from(&b_t);
+    let gamma = nalgebra::DVector::from_column_slice(&[-g.x, -g.y, -g.z, 0.0, 0.0, 0.0]);
+    let x = c.svd(true, true).solve(&gamma, 1e-10).unwrap();
+    let (f, t) = (Vec3::new(x[0], x[1], x[2]), Vec3::new(x[3], x[4], x[5]));
+    let alpha = inv * (arm.cross(&f) + t);
+    assert!(
+        (alpha.z.abs() - 18.098).abs() < 1e-3,
+        "paper-literal α₀ = {alpha:?}"
+    );
+    // Its torque about the hinge is far from zero; ours is below 1e-12 (v2_…).
+    assert!(t.z.abs() > 0.1, "{t:?}");
+}
