@@ -9,6 +9,9 @@ use crate::summary::Census;
 
 /// Loads the scene and lists every problem; errors give exit status 1.
 pub fn check(path: &Path) -> Result<ExitCode, String> {
+    if crate::assembly::is_assembly(path) {
+        return crate::assembly::check(path);
+    }
     match scene::load(path) {
         Ok(scene) => {
             for warning in &scene.warnings {

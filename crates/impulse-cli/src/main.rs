@@ -1,5 +1,6 @@
 //! `impulse`: run, check and inspect rigid-body scenes.
 
+mod assembly;
 mod builtin;
 mod check;
 mod framing;

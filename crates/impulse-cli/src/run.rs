@@ -74,6 +74,9 @@ fn positive(name: &str, value: Option<f64>) -> Result<Option<f64>, String> {
 pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
     let duration = positive("duration", args.duration)?;
     let fps = positive("fps", args.fps)?;
+    if crate::assembly::is_assembly(&args.scene) {
+        return crate::assembly::run(&args.scene, duration, fps, args.out.clone(), args.quiet);
+    }
     let mut scene = match scene::load(&args.scene) {
         Ok(scene) => scene,
         Err(SceneError::Io { path, message }) => {

@@ -26,6 +26,7 @@
 //! contact layer and the integrator are implementation modules. See `docs/ARCHITECTURE.md`
 //! for how one step flows through them.
 
+pub mod assembly;
 pub mod control;
 pub mod dynamics;
 pub mod geometry;

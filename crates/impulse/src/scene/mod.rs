@@ -1117,7 +1117,7 @@ fn read_inertia(value: &Value<'_, '_>) -> Option<crate::math::Mat3> {
 }
 
 /// `[w, x, y, z]` (unit quaternion) or `{ axis = [x, y, z], angle = degrees }`.
-fn read_orientation(value: &Value<'_, '_>) -> Option<Quat> {
+pub(crate) fn read_orientation(value: &Value<'_, '_>) -> Option<Quat> {
     // A list of rotations, applied in turn about the fixed axes: q = q_n ⋯ q_2 q_1.
     if let Some(items) = value.is_array().then(|| value.array()).flatten()
         && items.first().is_some_and(Value::is_table)

@@ -1,0 +1,451 @@
+//! The joint primitives (kalra.md §2) and their minimal rows (kalra.md §5.3).
+//!
+//! A primitive is described in world coordinates at the assembly's initial pose (where the
+//! anchor is, which way the axis points); building it fixes that geometry in each body's frame
+//! as row templates, which are evaluated into [`Row`]s at every instant.
+
+use crate::math::{Pose, Vec3, orthonormal_basis};
+
+use super::path::Path;
+use super::rows::{self, Row, Side};
+
+/// Handedness of a screw: right-handed screws advance along +axis when turned positively about
+/// it (right-hand rule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handedness {
+    /// Turning positively about the axis advances along it.
+    Right,
+    /// Turning positively about the axis retreats along it.
+    Left,
+}
+
+/// A joint or contact primitive between body A and body B (or the fixed world), with its
+/// geometry in world coordinates at the initial pose. Axes and normals need not be unit length
+/// but must not be zero.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Primitive {
+    /// Ball and socket: A's and B's points at `anchor` stay together (3 rows).
+    Spherical { anchor: Vec3 },
+    /// A point of A (at `point_a`) held to a point of B (at `point_b`); the two must coincide
+    /// at the start (3 rows, kalra.md eq. 15).
+    PointToPoint { point_a: Vec3, point_b: Vec3 },
+    /// A's point at `point` fixed in space (B must be the world; 3 rows, eq. 14).
+    FixedPoint { point: Vec3 },
+    /// Hinge about `axis` through `anchor` (3 + 2 rows).
+    Revolute { anchor: Vec3, axis: Vec3 },
+    /// Slides along and turns about `axis` through `anchor` (2 + 2 rows).
+    Cylindrical { anchor: Vec3, axis: Vec3 },
+    /// Slides along `axis` only (2 + 3 rows).
+    Prismatic { anchor: Vec3, axis: Vec3 },
+    /// A's plane through `anchor` with `normal` slides and turns on B's (1 + 2 rows).
+    Planar { anchor: Vec3, normal: Vec3 },
+    /// Cylindrical, with the slide tied to the turn: `lead` length per turn (2 + 2 + 1 rows).
+    Screw {
+        anchor: Vec3,
+        axis: Vec3,
+        lead: f64,
+        handedness: Handedness,
+    },
+    /// A's point at `point` stays on B's line through `origin` along `direction` (2 rows).
+    PointOnLine {
+        point: Vec3,
+        origin: Vec3,
+        direction: Vec3,
+    },
+    /// A's point stays on B's circle (centre, unit-less `normal`, radius) (1 + 1 rows).
+    PointOnCircle {
+        point: Vec3,
+        center: Vec3,
+        normal: Vec3,
+        radius: f64,
+    },
+    /// A's point stays on B's plane through `origin` with `normal` (1 row).
+    PointOnPlane {
+        point: Vec3,
+        origin: Vec3,
+        normal: Vec3,
+    },
+    /// A's point stays on B's sphere (1 row).
+    PointOnSphere {
+        point: Vec3,
+        center: Vec3,
+        radius: f64,
+    },
+    /// A's point at `point` follows `path` in time (B must be the world; 3 rows, eq. 21).
+    PointOnPath { point: Vec3, path: Path },
+    /// A's axis stays parallel to B's, both along `axis` at the start (2 rows).
+    Alignment { axis: Vec3 },
+}
+
+impl Primitive {
+    /// The primitive's name in scene files.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Spherical { .. } => "spherical",
+            Self::PointToPoint { .. } => "point_to_point",
+            Self::FixedPoint { .. } => "fixed_point",
+            Self::Revolute { .. } => "revolute",
+            Self::Cylindrical { .. } => "cylindrical",
+            Self::Prismatic { .. } => "prismatic",
+            Self::Planar { .. } => "planar",
+            Self::Screw { .. } => "screw",
+            Self::PointOnLine { .. } => "point_on_line",
+            Self::PointOnCircle { .. } => "point_on_circle",
+            Self::PointOnPlane { .. } => "point_on_plane",
+            Self::PointOnSphere { .. } => "point_on_sphere",
+            Self::PointOnPath { .. } => "point_on_path",
+            Self::Alignment { .. } => "alignment",
+        }
+    }
+
+    /// Whether B must be the fixed world.
+    pub(crate) fn needs_world(&self) -> bool {
+        matches!(self, Self::FixedPoint { .. } | Self::PointOnPath { .. })
+    }
+
+    /// Why the geometry cannot make a joint, if it cannot (checked before building).
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let finite = |name: &str, v: &Vec3| {
+            if v.iter().all(|x| x.is_finite()) {
+                Ok(())
+            } else {
+                Err(format!("`{name}` must be finite, found {v:?}"))
+            }
+        };
+        let direction = |name: &str, v: &Vec3| {
+            finite(name, v)?;
+            if v.norm() > 1e-12 {
+                Ok(())
+            } else {
+                Err(format!("`{name}` must not be zero"))
+            }
+        };
+        let radius = |r: f64| {
+            if r.is_finite() && r > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("`radius` must be a positive length, found {r}"))
+            }
+        };
+        match self {
+            Self::Spherical { anchor } => finite("anchor", anchor),
+            Self::PointToPoint { point_a, point_b } => {
+                finite("point_a", point_a)?;
+                finite("point_b", point_b)
+            }
+            Self::FixedPoint { point } => finite("point", point),
+            Self::Revolute { anchor, axis }
+            | Self::Cylindrical { anchor, axis }
+            | Self::Prismatic { anchor, axis } => {
+                finite("anchor", anchor)?;
+                direction("axis", axis)
+            }
+            Self::Planar { anchor, normal } => {
+                finite("anchor", anchor)?;
+                direction("normal", normal)
+            }
+            Self::Screw {
+                anchor, axis, lead, ..
+            } => {
+                finite("anchor", anchor)?;
+                direction("axis", axis)?;
+                if lead.is_finite() && *lead > 0.0 {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "`lead` must be a positive length per turn, found {lead}"
+                    ))
+                }
+            }
+            Self::PointOnLine {
+                point,
+                origin,
+                direction: d,
+            } => {
+                finite("point", point)?;
+                finite("origin", origin)?;
+                direction("direction", d)
+            }
+            Self::PointOnCircle {
+                point,
+                center,
+                normal,
+                radius: r,
+            } => {
+                finite("point", point)?;
+                finite("center", center)?;
+                direction("normal", normal)?;
+                radius(*r)
+            }
+            Self::PointOnPlane {
+                point,
+                origin,
+                normal,
+            } => {
+                finite("point", point)?;
+                finite("origin", origin)?;
+                direction("normal", normal)
+            }
+            Self::PointOnSphere {
+                point,
+                center,
+                radius: r,
+            } => {
+                finite("point", point)?;
+                finite("center", center)?;
+                radius(*r)
+            }
+            Self::PointOnPath { point, path } => {
+                finite("point", point)?;
+                path.check()
+            }
+            Self::Alignment { axis } => direction("axis", axis),
+        }
+    }
+
+    /// The row templates, with the geometry fixed in A's frame (`pose_a`) and B's (`pose_b`,
+    /// identity for the world).
+    pub(crate) fn templates(&self, pose_a: &Pose, pose_b: &Pose) -> Vec<Template> {
+        let in_a = |p: &Vec3| pose_a.inverse_transform_point(&(*p).into()).coords;
+        let in_b = |p: &Vec3| pose_b.inverse_transform_point(&(*p).into()).coords;
+        let dir_a = |d: &Vec3| pose_a.inverse_transform_vector(&d.normalize());
+        let dir_b = |d: &Vec3| pose_b.inverse_transform_vector(&d.normalize());
+        let along = |p: &Vec3, u: &Vec3, o: &Vec3| Template::Along {
+            p_a: in_a(p),
+            u_b: dir_b(u),
+            o_b: in_b(o),
+        };
+        let perp = |d: &Vec3, u: &Vec3| Template::Perpendicular {
+            d_a: dir_a(d),
+            u_b: dir_b(u),
+        };
+        // Points together: three rows along B's frame axes (world axes at the start).
+        let points = |p: &Vec3, o: &Vec3| -> Vec<Template> {
+            [Vec3::x(), Vec3::y(), Vec3::z()]
+                .iter()
+                .map(|u| along(p, u, o))
+                .collect()
+        };
+        // A point on B's line: two rows across it.
+        let on_line = |p: &Vec3, o: &Vec3, d: &Vec3| -> Vec<Template> {
+            let (t1, t2) = orthonormal_basis(&d.normalize());
+            vec![along(p, &t1, o), along(p, &t2, o)]
+        };
+        // A's axis kept along B's: two rows.
+        let aligned = |d: &Vec3| -> Vec<Template> {
+            let (t1, t2) = orthonormal_basis(&d.normalize());
+            vec![perp(d, &t1), perp(d, &t2)]
+        };
+        match self {
+            Self::Spherical { anchor } => points(anchor, anchor),
+            Self::PointToPoint { point_a, point_b } => points(point_a, point_b),
+            Self::FixedPoint { point } => points(point, point),
+            Self::Revolute { anchor, axis } => {
+                let mut t = points(anchor, anchor);
+                t.extend(aligned(axis));
+                t
+            }
+            Self::Cylindrical { anchor, axis } => {
+                let mut t = on_line(anchor, anchor, axis);
+                t.extend(aligned(axis));
+                t
+            }
+            Self::Prismatic { anchor, axis } => {
+                let mut t = on_line(anchor, anchor, axis);
+                t.extend(aligned(axis));
+                // Rotation about the axis locked: A's first cross direction stays across B's
+                // second (kalra.md §5.3: 2 + 3 rows).
+                let (t1, t2) = orthonormal_basis(&axis.normalize());
+                t.push(perp(&t1, &t2));
+                t
+            }
+            Self::Planar { anchor, normal } => {
+                let (t1, t2) = orthonormal_basis(&normal.normalize());
+                vec![
+                    along(anchor, normal, anchor),
+                    perp(normal, &t1),
+                    perp(normal, &t2),
+                ]
+            }
+            Self::Screw {
+                anchor,
+                axis,
+                lead,
+                handedness,
+            } => {
+                let mut t = on_line(anchor, anchor, axis);
+                t.extend(aligned(axis));
+                let (t1, _) = orthonormal_basis(&axis.normalize());
+                // h per radian from the lead per turn (kalra.md §2.1 c: the paper's pitch is
+                // per turn, and its eq. 6 has no handedness).
+                let h = lead / std::f64::consts::TAU
+                    * match handedness {
+                        Handedness::Right => 1.0,
+                        Handedness::Left => -1.0,
+                    };
+                t.push(Template::Screw {
+                    p_a: in_a(anchor),
+                    o_b: in_b(anchor),
+                    d_b: dir_b(axis),
+                    e1_b: dir_b(&t1),
+                    e1_a: dir_a(&t1),
+                    h,
+                    theta: 0.0,
+                });
+                t
+            }
+            Self::PointOnLine {
+                point,
+                origin,
+                direction,
+            } => on_line(point, origin, direction),
+            Self::PointOnCircle {
+                point,
+                center,
+                normal,
+                radius,
+            } => vec![
+                along(point, normal, center),
+                Template::Distance {
+                    p_a: in_a(point),
+                    o_b: in_b(center),
+                    radius: *radius,
+                },
+            ],
+            Self::PointOnPlane {
+                point,
+                origin,
+                normal,
+            } => vec![along(point, normal, origin)],
+            Self::PointOnSphere {
+                point,
+                center,
+                radius,
+            } => vec![Template::Distance {
+                p_a: in_a(point),
+                o_b: in_b(center),
+                radius: *radius,
+            }],
+            Self::PointOnPath { point, path } => [Vec3::x(), Vec3::y(), Vec3::z()]
+                .iter()
+                .map(|u| Template::Path {
+                    p_a: in_a(point),
+                    u: *u,
+                    path: path.clone(),
+                })
+                .collect(),
+            Self::Alignment { axis } => aligned(axis),
+        }
+    }
+}
+
+/// One row's geometry, fixed in its bodies' frames (`_a`: A's frame, `_b`: B's).
+#[derive(Clone, Debug)]
+pub(crate) enum Template {
+    /// `u·(p_a − o)`.
+    Along { p_a: Vec3, u_b: Vec3, o_b: Vec3 },
+    /// `u·d`.
+    Perpendicular { d_a: Vec3, u_b: Vec3 },
+    /// `|p_a − o| = R`.
+    Distance { p_a: Vec3, o_b: Vec3, radius: f64 },
+    /// `d·(p_a − o) − h θ`, θ the turn of A's `e1` about B's `d` from B's `e1`, unwrapped
+    /// from `theta` (the value at the end of the last step).
+    Screw {
+        p_a: Vec3,
+        o_b: Vec3,
+        d_b: Vec3,
+        e1_b: Vec3,
+        e1_a: Vec3,
+        h: f64,
+        theta: f64,
+    },
+    /// `u·(p_a − r(t))`, `u` a world axis.
+    Path { p_a: Vec3, u: Vec3, path: Path },
+}
+
+/// A side's pose with its motion.
+pub(crate) struct Frame<'p> {
+    pub side: Side,
+    pub pose: &'p Pose,
+}
+
+impl Template {
+    /// The row now: A and B at their poses and velocities, at time t.
+    pub fn row(&self, a: &Frame, b: &Frame, t: f64) -> Row {
+        let pa = |p: &Vec3| a.pose.transform_point(&(*p).into()).coords;
+        let pb = |p: &Vec3| b.pose.transform_point(&(*p).into()).coords;
+        let zero = Vec3::zeros();
+        match self {
+            Self::Along { p_a, u_b, o_b } => rows::point_along(
+                &a.side,
+                &pa(p_a),
+                &b.side,
+                &(b.pose.rotation * u_b),
+                &pb(o_b),
+                &zero,
+                &zero,
+            ),
+            Self::Perpendicular { d_a, u_b } => rows::perpendicular(
+                &a.side,
+                &(a.pose.rotation * d_a),
+                &b.side,
+                &(b.pose.rotation * u_b),
+            ),
+            Self::Distance { p_a, o_b, radius } => {
+                rows::distance(&a.side, &pa(p_a), &b.side, &pb(o_b), *radius)
+            }
+            Self::Screw {
+                p_a,
+                o_b,
+                d_b,
+                e1_b,
+                e1_a,
+                h,
+                theta,
+            } => {
+                let d = b.pose.rotation * d_b;
+                let mut row =
+                    rows::point_along(&a.side, &pa(p_a), &b.side, &d, &pb(o_b), &zero, &zero);
+                let angle = Self::turn(
+                    &(b.pose.rotation * e1_b),
+                    &(a.pose.rotation * e1_a),
+                    &d,
+                    *theta,
+                );
+                rows::screw_angle(&mut row, &a.side, &b.side, &d, angle, *h);
+                row
+            }
+            Self::Path { p_a, u, path } => {
+                let (r, r_dot, r_ddot) = path.at(t);
+                rows::point_along(&a.side, &pa(p_a), &b.side, u, &r, &r_dot, &r_ddot)
+            }
+        }
+    }
+
+    /// The angle from `from` to `to` about `axis`, on the branch nearest `near`.
+    fn turn(from: &Vec3, to: &Vec3, axis: &Vec3, near: f64) -> f64 {
+        let raw = from.cross(to).dot(axis).atan2(from.dot(to));
+        let tau = std::f64::consts::TAU;
+        raw + tau * ((near - raw) / tau).round()
+    }
+
+    /// Keeps a screw's unwrapped angle at the end of a step.
+    pub fn settle(&mut self, a: &Frame, b: &Frame) {
+        if let Self::Screw {
+            d_b,
+            e1_b,
+            e1_a,
+            theta,
+            ..
+        } = self
+        {
+            let d = b.pose.rotation * *d_b;
+            *theta = Self::turn(
+                &(b.pose.rotation * *e1_b),
+                &(a.pose.rotation * *e1_a),
+                &d,
+                *theta,
+            );
+        }
+    }
+}

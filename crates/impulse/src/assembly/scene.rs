@@ -1,0 +1,630 @@
+//! Assembly scene files: a `[world]` (name, gravity, duration, output rate), an `[assembly]`
+//! table (step and drift control), `[[bodies]]` with their mass properties given directly, and
+//! `[[joints]]`, one primitive each. Read strictly with the scene reader: every problem is
+//! reported with file, line, column and key, and a joint the initial pose violates is reported
+//! at its own table with the gap. Every key is in `docs/scene-format.md`, "Assembly scenes".
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path as FilePath, PathBuf};
+
+use crate::math::{Mat3, Quat, Vec3};
+use crate::scene::reader::{Context, Table, Value};
+use crate::scene::{Diagnostic, SceneError, read_orientation};
+
+use super::{
+    Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Handedness, JointDesc, Path,
+    Primitive,
+};
+
+/// An assembly scene, built and ready to run.
+#[derive(Debug)]
+pub struct AssemblyScene {
+    /// `world.name`, or the file's stem.
+    pub name: String,
+    /// The scene file.
+    pub path: PathBuf,
+    /// The assembly at time 0.
+    pub assembly: Assembly,
+    /// How long to simulate.
+    pub duration: f64,
+    /// Output frames per unit time.
+    pub output_rate: f64,
+    /// Problems that do not stop the scene from running.
+    pub warnings: Vec<Diagnostic>,
+}
+
+const ROOT_KEYS: &[&str] = &["world", "assembly", "bodies", "joints"];
+const WORLD_KEYS: &[&str] = &["name", "gravity", "duration", "output_rate"];
+const ASSEMBLY_KEYS: &[&str] = &[
+    "step",
+    "projection",
+    "baumgarte_frequency",
+    "baumgarte_damping_ratio",
+    "tolerance",
+    "assemble",
+];
+const BODY_KEYS: &[&str] = &[
+    "name",
+    "mass",
+    "inertia",
+    "position",
+    "orientation",
+    "velocity",
+    "angular_velocity",
+    "force",
+    "torque",
+    "linear_damping",
+    "angular_damping",
+];
+const JOINT_TYPES: &[&str] = &[
+    "spherical",
+    "point_to_point",
+    "fixed_point",
+    "revolute",
+    "cylindrical",
+    "prismatic",
+    "planar",
+    "screw",
+    "point_on_line",
+    "point_on_circle",
+    "point_on_plane",
+    "point_on_sphere",
+    "point_on_path",
+    "alignment",
+];
+
+/// Whether `text` is an assembly scene (it has an `[assembly]` table), so that `impulse run`
+/// and `impulse check` know which reader to use.
+pub fn is_assembly_scene(text: &str) -> bool {
+    toml::de::DeTable::parse(text).is_ok_and(|t| t.get_ref().contains_key("assembly"))
+}
+
+/// Reads and builds the assembly scene in `path`.
+pub fn load(path: &FilePath) -> Result<AssemblyScene, SceneError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SceneError::Io {
+        path: path.to_path_buf(),
+        message: format!("cannot read the scene file: {e}"),
+    })?;
+    parse(path, &text)
+}
+
+/// Builds an assembly scene from `text`, as if read from `path`.
+pub fn parse(path: &FilePath, text: &str) -> Result<AssemblyScene, SceneError> {
+    let ctx = Context::new(path, text);
+    let scene = ctx.parse().and_then(|doc| {
+        let root = Table::root(&ctx, &doc);
+        read(&ctx, &root)
+    });
+    let errors = ctx.error_count();
+    let diagnostics = ctx.into_diagnostics();
+    match scene {
+        Some(mut scene) if errors == 0 => {
+            scene.warnings = diagnostics;
+            Ok(scene)
+        }
+        _ => Err(SceneError::Invalid(diagnostics)),
+    }
+}
+
+fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
+    root.reject_unknown(ROOT_KEYS);
+    let world = root.table("world");
+    if let Some(w) = &world {
+        w.reject_unknown(WORLD_KEYS);
+    }
+    let get = |key: &str| world.as_ref().and_then(|w| w.get(key));
+    let name = get("name")
+        .and_then(|v| v.string().map(str::to_string))
+        .unwrap_or_else(|| {
+            ctx.path()
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "assembly".into())
+        });
+    let gravity = get("gravity")
+        .and_then(|v| v.vec3())
+        .unwrap_or(Vec3::new(0.0, 0.0, -9.81));
+    let duration = get("duration").and_then(|v| v.positive()).unwrap_or(1.0);
+    let output_rate = get("output_rate")
+        .and_then(|v| v.positive())
+        .unwrap_or(60.0);
+    if let Some(v) = get("output_rate")
+        && duration * output_rate > crate::scene::MAX_FRAMES
+    {
+        v.error(format!(
+            "{} frames is more than {} (lower output_rate or duration)",
+            duration * output_rate,
+            crate::scene::MAX_FRAMES
+        ));
+    }
+
+    let mut settings = AssemblySettings::with_step(gravity, 1e-3);
+    if let Some(a) = root.table("assembly") {
+        a.reject_unknown(ASSEMBLY_KEYS);
+        if let Some(step) = a.get("step").and_then(|v| v.positive()) {
+            settings.step = step;
+        }
+        if let Some(on) = a.get("projection").and_then(|v| v.boolean()) {
+            settings.projection = on;
+        }
+        if let Some(f) = a.get("baumgarte_frequency").and_then(|v| v.non_negative()) {
+            settings.baumgarte.frequency = f;
+        }
+        if let Some(z) = a
+            .get("baumgarte_damping_ratio")
+            .and_then(|v| v.non_negative())
+        {
+            settings.baumgarte.damping_ratio = z;
+        }
+        if let Some(t) = a.get("tolerance").and_then(|v| v.positive()) {
+            settings.tolerance = t;
+        }
+        if let Some(on) = a.get("assemble").and_then(|v| v.boolean()) {
+            settings.assemble = on;
+        }
+    }
+
+    let mut bodies = Vec::new();
+    let mut body_spans = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for t in root.array_of_tables("bodies").unwrap_or_default() {
+        if let Some(body) = read_body(&t) {
+            if index.contains_key(&body.name) {
+                if let Some(v) = t.get("name") {
+                    v.error(format!(
+                        "a second body named `{}`; names must be unique",
+                        body.name
+                    ));
+                }
+            } else {
+                index.insert(body.name.clone(), bodies.len());
+            }
+            bodies.push(body);
+            body_spans.push((t.span(), t.path().to_string()));
+        }
+    }
+    if bodies.is_empty() && ctx.error_count() == 0 {
+        root.error("an assembly scene needs at least one [[bodies]] table");
+    }
+
+    let mut joints = Vec::new();
+    let mut joint_spans: Vec<(Range<usize>, String)> = Vec::new();
+    for (i, t) in root
+        .array_of_tables("joints")
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        if let Some(j) = read_joint(t, i, &index) {
+            joints.push(j);
+            joint_spans.push((t.span(), t.path().to_string()));
+        }
+    }
+    if ctx.error_count() > 0 {
+        return None;
+    }
+    let joint_at = |name: &str| joints.iter().position(|j: &JointDesc| j.name == name);
+    match Assembly::new(settings, bodies.clone(), joints.clone()) {
+        Ok(assembly) => Some(AssemblyScene {
+            name,
+            path: ctx.path().to_path_buf(),
+            assembly,
+            duration,
+            output_rate,
+            warnings: Vec::new(),
+        }),
+        Err(e) => {
+            let (span, key) = match &e {
+                AssemblyError::Joint { joint, .. } | AssemblyError::Violated { joint, .. } => {
+                    joint_at(joint).map(|j| joint_spans[j].clone())
+                }
+                AssemblyError::Body { body, .. } => bodies
+                    .iter()
+                    .position(|b| &b.name == body)
+                    .map(|b| body_spans[b].clone()),
+                _ => None,
+            }
+            .unwrap_or((root.span(), String::new()));
+            ctx.error(&span, &key, e.to_string());
+            None
+        }
+    }
+}
+
+fn read_body(t: &Table) -> Option<AssemblyBodyDesc> {
+    t.reject_unknown(BODY_KEYS);
+    let name = t
+        .required("name", "a string")
+        .and_then(|v| v.string().map(str::to_string));
+    let mass = t
+        .required("mass", "a positive mass")
+        .and_then(|v| v.positive());
+    let inertia = t
+        .required(
+            "inertia",
+            "principal moments [Ixx, Iyy, Izz] or a 3×3 tensor about the centre of mass",
+        )
+        .and_then(|v| read_inertia(&v));
+    let position = t
+        .required("position", "the centre of mass [x, y, z]")
+        .and_then(|v| v.vec3());
+    let vec = |key: &str| t.get(key).map(|v| v.vec3()).unwrap_or(Some(Vec3::zeros()));
+    let orientation = match t.get("orientation") {
+        Some(v) => read_orientation(&v),
+        None => Some(Quat::identity()),
+    };
+    let damping = |key: &str| t.get(key).map(|v| v.non_negative()).unwrap_or(Some(0.0));
+    Some(AssemblyBodyDesc {
+        name: name?,
+        mass: mass?,
+        inertia: inertia?,
+        position: position?,
+        orientation: orientation?,
+        velocity: vec("velocity")?,
+        angular_velocity: vec("angular_velocity")?,
+        force: vec("force")?,
+        torque: vec("torque")?,
+        linear_damping: damping("linear_damping")?,
+        angular_damping: damping("angular_damping")?,
+    })
+}
+
+fn read_inertia(v: &Value) -> Option<Mat3> {
+    let items = v.array()?;
+    let inertia = if items.first().is_some_and(Value::is_array) {
+        if items.len() != 3 {
+            v.error("expected a 3×3 tensor: three rows of three numbers");
+            return None;
+        }
+        let rows: Vec<Vec3> = items.iter().filter_map(Value::vec3).collect();
+        if rows.len() != 3 {
+            return None;
+        }
+        Mat3::from_rows(&[
+            rows[0].transpose(),
+            rows[1].transpose(),
+            rows[2].transpose(),
+        ])
+    } else {
+        Mat3::from_diagonal(&v.vec3()?)
+    };
+    let symmetric = (inertia - inertia.transpose()).abs().max() <= 1e-12 * inertia.abs().max();
+    let eigen = nalgebra::SymmetricEigen::new(inertia).eigenvalues;
+    if !symmetric || eigen.min() <= 0.0 {
+        v.error("the inertia must be symmetric and positive definite (every principal moment > 0)");
+        return None;
+    }
+    let (a, b, c) = (eigen[0], eigen[1], eigen[2]);
+    if a > b + c + 1e-12 * (a + b + c)
+        || b > a + c + 1e-12 * (a + b + c)
+        || c > a + b + 1e-12 * (a + b + c)
+    {
+        v.error(format!(
+            "principal moments {a}, {b}, {c} break the triangle inequality no rigid body can"
+        ));
+        return None;
+    }
+    Some(inertia)
+}
+
+fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<JointDesc> {
+    let kind = t
+        .required("type", "a joint type")
+        .and_then(|v| v.choice(JOINT_TYPES));
+    let common = ["name", "type", "body", "to"];
+    let specific: &[&str] = match kind.unwrap_or("") {
+        "spherical" => &["anchor"],
+        "point_to_point" => &["point_a", "point_b"],
+        "fixed_point" => &["point"],
+        "revolute" | "cylindrical" | "prismatic" => &["anchor", "axis"],
+        "planar" => &["anchor", "normal"],
+        "screw" => &["anchor", "axis", "lead", "handedness"],
+        "point_on_line" => &["point", "origin", "direction"],
+        "point_on_circle" => &["point", "center", "normal", "radius"],
+        "point_on_plane" => &["point", "origin", "normal"],
+        "point_on_sphere" => &["point", "center", "radius"],
+        "point_on_path" => &["point", "path"],
+        "alignment" => &["axis"],
+        _ => &[],
+    };
+    if kind.is_some() {
+        let known: Vec<&str> = common.iter().chain(specific).copied().collect();
+        t.reject_unknown(&known);
+    }
+    let name = match t.get("name") {
+        Some(v) => v.string().map(str::to_string),
+        None => Some(format!("joint{i}")),
+    };
+    let body_ref = |key: &str, v: Value| -> Option<Option<usize>> {
+        let n = v.string()?;
+        if key == "to" && n == "world" {
+            return Some(None);
+        }
+        match bodies.get(n) {
+            Some(&b) => Some(Some(b)),
+            None => {
+                let mut known: Vec<&str> = bodies.keys().map(String::as_str).collect();
+                known.sort_unstable();
+                v.error(format!(
+                    "no body named `{n}` (bodies: {}{})",
+                    known.join(", "),
+                    if key == "to" { "; or \"world\"" } else { "" }
+                ));
+                None
+            }
+        }
+    };
+    let a = t
+        .required("body", "the name of body A")
+        .and_then(|v| body_ref("body", v))
+        .flatten();
+    let b = match t.get("to") {
+        Some(v) => body_ref("to", v),
+        None => Some(None),
+    };
+    let vec = |key: &str, what: &str| t.required(key, what).and_then(|v| v.vec3());
+    let direction = |key: &str| {
+        t.required(key, "a direction [x, y, z]").and_then(|v| {
+            let d = v.vec3()?;
+            if d.norm() > 1e-12 {
+                Some(d)
+            } else {
+                v.error("a zero direction: give a non-zero [x, y, z]");
+                None
+            }
+        })
+    };
+    let length = |key: &str| {
+        t.required(key, "a positive length")
+            .and_then(|v| v.positive())
+    };
+    let primitive = match kind? {
+        "spherical" => Primitive::Spherical {
+            anchor: vec("anchor", "the joint centre [x, y, z]")?,
+        },
+        "point_to_point" => Primitive::PointToPoint {
+            point_a: vec("point_a", "A's point [x, y, z]")?,
+            point_b: vec("point_b", "B's point [x, y, z]")?,
+        },
+        "fixed_point" => Primitive::FixedPoint {
+            point: vec("point", "the point [x, y, z]")?,
+        },
+        "revolute" => Primitive::Revolute {
+            anchor: vec("anchor", "a point on the axis [x, y, z]")?,
+            axis: direction("axis")?,
+        },
+        "cylindrical" => Primitive::Cylindrical {
+            anchor: vec("anchor", "a point on the axis [x, y, z]")?,
+            axis: direction("axis")?,
+        },
+        "prismatic" => Primitive::Prismatic {
+            anchor: vec("anchor", "a point on the axis [x, y, z]")?,
+            axis: direction("axis")?,
+        },
+        "planar" => Primitive::Planar {
+            anchor: vec("anchor", "a point of the plane [x, y, z]")?,
+            normal: direction("normal")?,
+        },
+        "screw" => {
+            let handedness = t
+                .required("handedness", "\"right\" or \"left\"")
+                .and_then(|v| v.choice(&["right", "left"]))
+                .map(|h| {
+                    if h == "right" {
+                        Handedness::Right
+                    } else {
+                        Handedness::Left
+                    }
+                });
+            let lead = t
+                .required("lead", "the advance per turn (a positive length)")
+                .and_then(|v| {
+                    let x = v.number()?;
+                    if x.is_finite() && x > 0.0 {
+                        Some(x)
+                    } else {
+                        v.error(format!(
+                            "the lead is the advance per full turn and must be a positive length, found {x}"
+                        ));
+                        None
+                    }
+                });
+            Primitive::Screw {
+                anchor: vec("anchor", "a point on the axis [x, y, z]")?,
+                axis: direction("axis")?,
+                lead: lead?,
+                handedness: handedness?,
+            }
+        }
+        "point_on_line" => {
+            let point = vec("point", "A's point [x, y, z]")?;
+            Primitive::PointOnLine {
+                point,
+                origin: t.get("origin").map(|v| v.vec3()).unwrap_or(Some(point))?,
+                direction: direction("direction")?,
+            }
+        }
+        "point_on_circle" => Primitive::PointOnCircle {
+            point: vec("point", "A's point [x, y, z]")?,
+            center: vec("center", "the circle's centre [x, y, z]")?,
+            normal: direction("normal")?,
+            radius: length("radius")?,
+        },
+        "point_on_plane" => {
+            let point = vec("point", "A's point [x, y, z]")?;
+            Primitive::PointOnPlane {
+                point,
+                origin: t.get("origin").map(|v| v.vec3()).unwrap_or(Some(point))?,
+                normal: direction("normal")?,
+            }
+        }
+        "point_on_sphere" => Primitive::PointOnSphere {
+            point: vec("point", "A's point [x, y, z]")?,
+            center: vec("center", "the sphere's centre [x, y, z]")?,
+            radius: length("radius")?,
+        },
+        "point_on_path" => Primitive::PointOnPath {
+            point: vec("point", "A's point [x, y, z]")?,
+            path: t
+                .required("path", "a path table")
+                .and_then(|v| v.table())
+                .and_then(|p| read_path(&p))?,
+        },
+        "alignment" => Primitive::Alignment {
+            axis: direction("axis")?,
+        },
+        _ => return None,
+    };
+    if b.is_some_and(|b| b.is_some()) && primitive.needs_world() {
+        if let Some(v) = t.get("to") {
+            v.error(format!(
+                "a {} joint holds its body to the world; leave out `to` (or write \"world\")",
+                primitive.name()
+            ));
+        }
+        return None;
+    }
+    Some(JointDesc {
+        name: name?,
+        a: a?,
+        b: b?,
+        primitive,
+    })
+}
+
+fn read_path(t: &Table) -> Option<Path> {
+    let kind = t
+        .required("type", "\"polynomial\" or \"circle\"")
+        .and_then(|v| v.choice(&["polynomial", "circle"]))?;
+    let path = if kind == "polynomial" {
+        t.reject_unknown(&["type", "coefficients"]);
+        let v = t.required(
+            "coefficients",
+            "[[x, y, z], …]: r(t) = c₀ + c₁ t + c₂ t² + …",
+        )?;
+        let items = v.array()?;
+        let coefficients: Vec<Vec3> = items.iter().filter_map(Value::vec3).collect();
+        if coefficients.len() != items.len() {
+            return None;
+        }
+        if coefficients.is_empty() {
+            v.error("give at least one coefficient (the start point)");
+            return None;
+        }
+        Path::Polynomial { coefficients }
+    } else {
+        t.reject_unknown(&["type", "center", "radius", "normal", "start", "angle"]);
+        let center = t.required("center", "[x, y, z]").and_then(|v| v.vec3());
+        let radius = t
+            .required("radius", "a positive length")
+            .and_then(|v| v.positive());
+        let normal = t.required("normal", "[x, y, z]").and_then(|v| v.vec3());
+        let start = t
+            .required("start", "[x, y, z], the direction of angle 0")
+            .and_then(|v| v.vec3());
+        let angle = t
+            .required(
+                "angle",
+                "[a₀, a₁, …] in radians: φ(t) = a₀ + a₁ t + a₂ t² + …",
+            )
+            .and_then(|v| {
+                let items = v.array()?;
+                let a: Vec<f64> = items.iter().filter_map(Value::number).collect();
+                (a.len() == items.len() && !a.is_empty()).then_some(a)
+            });
+        let (normal, start) = (normal?, start?);
+        let n = normal.norm();
+        let s = start - normal * start.dot(&normal) / (n * n).max(f64::MIN_POSITIVE);
+        if n < 1e-12 || s.norm() < 1e-12 {
+            t.error("the circle's normal must be non-zero and its start direction not along it");
+            return None;
+        }
+        Path::Circle {
+            center: center?,
+            radius: radius?,
+            normal: normal / n,
+            start: s.normalize(),
+            angle: angle?,
+        }
+    };
+    Some(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(text: &str) -> Vec<Diagnostic> {
+        match parse(FilePath::new("test.toml"), text) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.diagnostics().to_vec(),
+        }
+    }
+
+    const PENDULUM: &str = r#"
+[world]
+gravity = [0, -9.81, 0]
+[assembly]
+step = 0.001
+[[bodies]]
+name = "rod"
+mass = 1
+inertia = [0.00125, 0.0839583, 0.0839583]
+position = [0.5, 0, 0]
+[[joints]]
+type = "revolute"
+body = "rod"
+anchor = [0, 0, 0]
+axis = [0, 0, 1]
+"#;
+
+    #[test]
+    fn a_pendulum_reads_and_runs() {
+        assert!(is_assembly_scene(PENDULUM));
+        let scene = parse(FilePath::new("p.toml"), PENDULUM).unwrap();
+        assert_eq!(scene.assembly.row_count(), 5);
+        assert_eq!(scene.name, "p");
+    }
+
+    /// Bad input names the line and key: a missing body, a zero axis, a bad lead, an unknown
+    /// key, and a pose that violates its joint (with the gap).
+    #[test]
+    fn bad_joints_are_reported_with_line_and_key() {
+        let missing = PENDULUM.replace("body = \"rod\"", "body = \"rdo\"");
+        let e = errors(&missing);
+        assert!(e[0].key == "joints[0].body" && e[0].line == 13, "{e:?}");
+        assert!(e[0].message.contains("no body named `rdo`"), "{e:?}");
+        let zero = PENDULUM.replace("axis = [0, 0, 1]", "axis = [0, 0, 0]");
+        let e = errors(&zero);
+        assert!(
+            e[0].key == "joints[0].axis" && e[0].message.contains("zero"),
+            "{e:?}"
+        );
+        let typo = PENDULUM.replace("axis = [0, 0, 1]", "axis = [0, 0, 1]\naxes = 1");
+        let e = errors(&typo);
+        assert!(
+            e[0].key == "joints[0].axes" && e[0].message.contains("axis"),
+            "{e:?}"
+        );
+        let screw = PENDULUM.replace(
+            "type = \"revolute\"",
+            "type = \"screw\"\nlead = -0.1\nhandedness = \"right\"",
+        );
+        let e = errors(&screw);
+        assert!(
+            e[0].key == "joints[0].lead" && e[0].message.contains("positive"),
+            "{e:?}"
+        );
+        let off = PENDULUM
+            .replace("type = \"revolute\"", "type = \"point_to_point\"")
+            .replace("anchor = [0, 0, 0]", "point_a = [0, 0, 0]")
+            .replace("axis = [0, 0, 1]", "point_b = [0, 0.01, 0]");
+        let e = errors(&off);
+        assert!(
+            e[0].key == "joints[0]" && e[0].message.contains("violates"),
+            "{e:?}"
+        );
+        assert!(e[0].message.contains("1e-2"), "{e:?}");
+    }
+}

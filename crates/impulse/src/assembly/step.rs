@@ -1,0 +1,217 @@
+//! One instant's constraint forces and the fixed-step RK4 integration of the bodies' 13
+//! equations each (kalra.md eq. 22–24 and the §3.3 procedure, with ideal forces).
+
+use crate::math::{Quat, Vec3};
+
+use super::rows::{Row, Side};
+use super::solve::{self, Solution};
+use super::{Assembly, AssemblyError, BodyState};
+
+/// Residual (relative to the largest right side, or 1) above which dropped rows count as an
+/// inconsistent demand rather than rounding or drift.
+const INCONSISTENT: f64 = 1e-6;
+
+/// Everything about the constraint forces at one instant.
+pub(crate) struct Instant {
+    pub rows: Vec<Row>,
+    pub owners: Vec<usize>,
+    pub solution: Solution,
+    pub sides: Vec<Side>,
+    /// Applied force and torque per body (gravity excluded).
+    pub applied: Vec<(Vec3, Vec3)>,
+    /// Constraint force and torque per body.
+    pub constraint: Vec<(Vec3, Vec3)>,
+}
+
+/// The rates of one body's 13 state variables.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BodyRate {
+    pub velocity: Vec3,
+    pub spin: nalgebra::Quaternion<f64>,
+    pub force: Vec3,
+    pub torque: Vec3,
+}
+
+/// The rates of the whole state, with the powers of the applied and the constraint loads.
+pub(crate) struct Derivative {
+    pub bodies: Vec<BodyRate>,
+    pub applied_power: f64,
+    pub constraint_power: f64,
+}
+
+/// Solves for the constraint forces at time t and the given states.
+pub(crate) fn instant(
+    asm: &Assembly,
+    t: f64,
+    states: &[BodyState],
+) -> Result<Instant, AssemblyError> {
+    let (rows, owners) = asm.rows_at(states, t);
+    let (sides, _) = asm.frames(states);
+    let inverse = asm.inverse_masses(states);
+    let g = asm.settings.gravity;
+    let applied: Vec<(Vec3, Vec3)> = asm
+        .bodies
+        .iter()
+        .zip(&sides)
+        .map(|(b, s)| {
+            let d = &b.desc;
+            (
+                d.force - s.velocity * d.linear_damping,
+                d.torque - s.omega * d.angular_damping,
+            )
+        })
+        .collect();
+    // Unconstrained accelerations: a = g + F/m, α = I⁻¹(τ + L × ω) (kalra.md eq. 40).
+    let free: Vec<(Vec3, Vec3)> = states
+        .iter()
+        .zip(&applied)
+        .zip(&inverse)
+        .zip(&sides)
+        .map(|(((s, (f, tau)), m), side)| {
+            (
+                g + f * m.mass,
+                m.inertia * (tau + s.angular_momentum.cross(&side.omega)),
+            )
+        })
+        .collect();
+    let velocities: Vec<(Vec3, Vec3)> = sides.iter().map(|s| (s.velocity, s.omega)).collect();
+    let baumgarte = asm.settings.baumgarte;
+    let (k1, k0) = (
+        2.0 * baumgarte.damping_ratio * baumgarte.frequency,
+        baumgarte.frequency * baumgarte.frequency,
+    );
+    // J u̇ = −c − 2ζω φ̇ − ω² φ, with u̇ = free + M⁻¹ Jᵀ λ.
+    let rhs: Vec<f64> = rows
+        .iter()
+        .map(|row| {
+            let phi_dot = row.velocity(&velocities) + row.phi_t;
+            -row.bias - row.velocity(&free) - k1 * phi_dot - k0 * row.phi
+        })
+        .collect();
+    let solution = solve::solve(&rows, &inverse, &rhs);
+    let scale = rhs.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+    if !solution.dependent.is_empty() && solution.residual > INCONSISTENT * scale {
+        let mut joints: Vec<String> = solution
+            .dependent
+            .iter()
+            .map(|&r| asm.joints[owners[r]].name.clone())
+            .collect();
+        joints.dedup();
+        return Err(AssemblyError::Inconsistent {
+            time: t,
+            joints,
+            residual: solution.residual,
+        });
+    }
+    let constraint = solve::body_forces(&rows, &solution.lambda, asm.bodies.len());
+    Ok(Instant {
+        rows,
+        owners,
+        solution,
+        sides,
+        applied,
+        constraint,
+    })
+}
+
+/// The state's rates at time t.
+pub(crate) fn derivative(
+    asm: &Assembly,
+    t: f64,
+    states: &[BodyState],
+) -> Result<Derivative, AssemblyError> {
+    let now = instant(asm, t, states)?;
+    let g = asm.settings.gravity;
+    let mut applied_power = 0.0;
+    let mut constraint_power = 0.0;
+    let bodies = asm
+        .bodies
+        .iter()
+        .zip(states)
+        .enumerate()
+        .map(|(i, (b, s))| {
+            let side = &now.sides[i];
+            let (fa, ta) = now.applied[i];
+            let (fc, tc) = now.constraint[i];
+            applied_power += fa.dot(&side.velocity) + ta.dot(&side.omega);
+            constraint_power += fc.dot(&side.velocity) + tc.dot(&side.omega);
+            // q̇ = ½ (0, ω) q (kalra.md eq. 22).
+            let w = nalgebra::Quaternion::from_imag(side.omega);
+            BodyRate {
+                velocity: side.velocity,
+                spin: w * s.orientation.into_inner() * 0.5,
+                force: g * b.desc.mass + fa + fc,
+                torque: ta + tc,
+            }
+        })
+        .collect();
+    Ok(Derivative {
+        bodies,
+        applied_power,
+        constraint_power,
+    })
+}
+
+/// `state + h · rate`, the quaternion renormalised.
+fn moved(states: &[BodyState], d: &Derivative, h: f64) -> Vec<BodyState> {
+    states
+        .iter()
+        .zip(&d.bodies)
+        .map(|(s, r)| BodyState {
+            position: s.position + r.velocity * h,
+            orientation: Quat::new_normalize(s.orientation.into_inner() + r.spin * h),
+            momentum: s.momentum + r.force * h,
+            angular_momentum: s.angular_momentum + r.torque * h,
+        })
+        .collect()
+}
+
+/// One classical RK4 step to time `end`, then renormalisation, projection and bookkeeping.
+pub(crate) fn rk4(asm: &mut Assembly, end: f64) -> Result<(), AssemblyError> {
+    let t = asm.time;
+    let h = end - t;
+    let y = asm.states();
+    let k1 = derivative(asm, t, &y)?;
+    let k2 = derivative(asm, t + 0.5 * h, &moved(&y, &k1, 0.5 * h))?;
+    let k3 = derivative(asm, t + 0.5 * h, &moved(&y, &k2, 0.5 * h))?;
+    let k4 = derivative(asm, t + h, &moved(&y, &k3, h))?;
+    let w = h / 6.0;
+    for (i, body) in asm.bodies.iter_mut().enumerate() {
+        let s = &y[i];
+        let (a, b, c, d) = (&k1.bodies[i], &k2.bodies[i], &k3.bodies[i], &k4.bodies[i]);
+        body.state = BodyState {
+            position: s.position + (a.velocity + (b.velocity + c.velocity) * 2.0 + d.velocity) * w,
+            orientation: Quat::new_normalize(
+                s.orientation.into_inner() + (a.spin + (b.spin + c.spin) * 2.0 + d.spin) * w,
+            ),
+            momentum: s.momentum + (a.force + (b.force + c.force) * 2.0 + d.force) * w,
+            angular_momentum: s.angular_momentum
+                + (a.torque + (b.torque + c.torque) * 2.0 + d.torque) * w,
+        };
+    }
+    let power = |f: fn(&Derivative) -> f64| (f(&k1) + 2.0 * f(&k2) + 2.0 * f(&k3) + f(&k4)) * w;
+    asm.applied_work += power(|d| d.applied_power);
+    asm.constraint_work += power(|d| d.constraint_power);
+    asm.time = end;
+    asm.steps += 1;
+    if asm.settings.projection {
+        asm.project_positions()?;
+        asm.project_velocities()?;
+    }
+    asm.settle_joints();
+    for b in &asm.bodies {
+        let s = &b.state;
+        let finite = [s.position, s.momentum, s.angular_momentum]
+            .iter()
+            .all(|v| v.iter().all(|x| x.is_finite()))
+            && s.orientation.coords.iter().all(|x| x.is_finite());
+        if !finite {
+            return Err(AssemblyError::NotFinite {
+                time: asm.time,
+                body: b.desc.name.clone(),
+            });
+        }
+    }
+    asm.max_gap = asm.max_gap.max(asm.gap());
+    Ok(())
+}
