@@ -131,7 +131,7 @@ fn answer<'a>(head: &str, html: &'a str, port: u16) -> (&'static str, &'a str, b
     }
 }
 
-/// Whether `host` (a `Host` header's value) names this server: 127.0.0.1, localhost or [::1],
+/// Whether `host` (a `Host` header's value) names this server: `127.0.0.1`, `localhost` or `[::1]`,
 /// with this port or none.
 fn is_loopback_host(host: &str, port: u16) -> bool {
     let name = match host.rsplit_once(':') {
