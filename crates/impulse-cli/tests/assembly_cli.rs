@@ -1,25 +1,8 @@
 //! `impulse run` and `impulse check` on assembly scenes, as a user runs them.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn impulse(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_impulse"))
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .output()
-        .expect("the impulse binary runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::*;
 
 /// The bead on its hoop runs from the command line: the summary reports the energy conserved
 /// (the hoop does no work: balance below 1e-9 J of a 0 J start) and the joint held (< 1e-9 m),

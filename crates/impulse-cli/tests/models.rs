@@ -1,29 +1,14 @@
 //! `impulse import` and `impulse dynamics` as a user runs them.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn impulse(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_impulse"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the impulse binary runs")
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::*;
+use std::path::PathBuf;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::scratch(name);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// `impulse import` writes a scene that `impulse check` accepts and that refers to the

@@ -1,30 +1,10 @@
 //! `impulse poses` as a user runs it: tables and files, determinism over threads and shards
 //! (identical bytes), and every kind of bad input refused with a clear message.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn impulse(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_impulse"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the impulse binary runs")
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::*;
+use std::path::Path;
 
 fn ok(args: &[&str]) -> String {
     let result = impulse(args);

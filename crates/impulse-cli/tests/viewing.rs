@@ -1,33 +1,16 @@
 //! Looking at runs: what `impulse run` records for it (`shapes.json`, `events.csv`), and
 //! `impulse view`, `render` and `plot` — including every kind of bad run directory.
 
+mod common;
+
+use common::*;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn impulse(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_impulse"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the impulse binary runs")
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("viewing")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    common::scratch(&format!("viewing/{name}"))
 }
 
 fn path(p: &Path) -> &str {

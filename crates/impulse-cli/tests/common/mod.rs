@@ -1,0 +1,35 @@
+//! What the program's tests share (each takes what it needs with `mod common;`): running the
+//! `impulse` binary from the repository's root, fresh scratch directories, and its output as
+//! text.
+
+// Each test file uses only some of these.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the `impulse` binary with `args` from the repository's root.
+pub fn impulse(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_impulse"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("the impulse binary runs")
+}
+
+/// The repository's root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A scratch path `name` under the tests' temporary directory, emptied (not created).
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Program output as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
