@@ -30,6 +30,7 @@ pub mod tree;
 pub use build::{BodyLookup, BuildError, JointDesc, MultibodyDesc, WORLD};
 pub use controller::{Commands, Controller, Observation, Observations};
 pub use joint::JointKind;
+pub(crate) use multibody::EnvelopeBuilder;
 pub use multibody::{
     LinkEnvelope, MIN_CONTROLLER_PERIOD, MotionEnvelope, Multibody, MultibodyError, MultibodyId,
     MultibodyOde,

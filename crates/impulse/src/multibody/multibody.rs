@@ -745,8 +745,10 @@ impl Multibody {
 /// 50 MB for a three-joint arm, far more than a smooth motion needs between two updates.
 const MAX_HELD_STEPS: usize = 100_000;
 
-/// Accumulates sampled link states into [`LinkEnvelope`]s.
-struct EnvelopeBuilder {
+/// Accumulates sampled states of several bodies (a multibody's links, a constraint group's
+/// members) into [`LinkEnvelope`]s, each widened by the largest change between neighbouring
+/// samples (what the motion between samples may add).
+pub(crate) struct EnvelopeBuilder {
     links: Vec<LinkEnvelope>,
     /// Largest change between consecutive samples: centre, velocity (per axis), angular speed.
     jumps: Vec<(Vec3, Vec3, f64)>,
@@ -754,7 +756,7 @@ struct EnvelopeBuilder {
 }
 
 impl EnvelopeBuilder {
-    fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         let empty = LinkEnvelope {
             center_min: Vec3::repeat(f64::INFINITY),
             center_max: Vec3::repeat(f64::NEG_INFINITY),
@@ -770,27 +772,33 @@ impl EnvelopeBuilder {
     }
 
     fn add(&mut self, ws: &Workspace) {
-        for (i, link) in self.links.iter_mut().enumerate() {
+        for i in 0..self.links.len() {
             let e = ws.x_world[i].rotation;
             let center = ws.x_world[i].translation;
             let velocity = e.tr_mul(&linear(&ws.velocity[i]));
             let spin = angular(&ws.velocity[i]).norm();
-            link.center_min = link.center_min.inf(&center);
-            link.center_max = link.center_max.sup(&center);
-            link.velocity_min = link.velocity_min.inf(&velocity);
-            link.velocity_max = link.velocity_max.sup(&velocity);
-            link.angular_speed = link.angular_speed.max(spin);
-            if let Some((c, v, w)) = self.last[i] {
-                let jump = &mut self.jumps[i];
-                jump.0 = jump.0.sup(&(center - c).abs());
-                jump.1 = jump.1.sup(&(velocity - v).abs());
-                jump.2 = jump.2.max((spin - w).abs());
-            }
-            self.last[i] = Some((center, velocity, spin));
+            self.sample(i, center, velocity, spin);
         }
     }
 
-    fn finish(self) -> Vec<LinkEnvelope> {
+    /// Adds body `i`'s centre, centre velocity and angular speed at one sample.
+    pub(crate) fn sample(&mut self, i: usize, center: Vec3, velocity: Vec3, spin: f64) {
+        let link = &mut self.links[i];
+        link.center_min = link.center_min.inf(&center);
+        link.center_max = link.center_max.sup(&center);
+        link.velocity_min = link.velocity_min.inf(&velocity);
+        link.velocity_max = link.velocity_max.sup(&velocity);
+        link.angular_speed = link.angular_speed.max(spin);
+        if let Some((c, v, w)) = self.last[i] {
+            let jump = &mut self.jumps[i];
+            jump.0 = jump.0.sup(&(center - c).abs());
+            jump.1 = jump.1.sup(&(velocity - v).abs());
+            jump.2 = jump.2.max((spin - w).abs());
+        }
+        self.last[i] = Some((center, velocity, spin));
+    }
+
+    pub(crate) fn finish(self) -> Vec<LinkEnvelope> {
         self.links
             .into_iter()
             .zip(self.jumps)

@@ -134,6 +134,7 @@ impl GroupCounters {
 
 /// Bounds on one member's motion over an interval (as a multibody link's).
 pub(crate) use crate::multibody::LinkEnvelope as MemberEnvelope;
+use crate::multibody::EnvelopeBuilder;
 
 /// What a group moves: its members and held contacts, and how they are held.
 #[derive(Clone, Debug, PartialEq)]
@@ -252,8 +253,15 @@ impl ContactGroup {
             None => until,
         }
         .max(self.time);
-        let mut builder = EnvelopeBuilder::new(self.model.members.len());
-        builder.add(&self.state);
+        let members = self.model.members.len();
+        let mut builder = EnvelopeBuilder::new(members);
+        let add = |builder: &mut EnvelopeBuilder, y: &[f64]| {
+            for k in 0..members {
+                let s = state_of(y, k);
+                builder.sample(k, s.position, s.velocity, s.angular_velocity.norm());
+            }
+        };
+        add(&mut builder, &self.state);
         let mut y = vec![0.0; self.state.len()];
         for step in &self.segments {
             let (lo, hi) = (step.start().max(self.time), step.end().min(end));
@@ -263,7 +271,7 @@ impl ContactGroup {
             for k in 1..=samples {
                 let t = lo + (hi - lo) * k as f64 / samples as f64;
                 step.state_at(t, &mut y);
-                builder.add(&y);
+                add(&mut builder, &y);
             }
         }
         Ok((end, builder.finish()))
@@ -790,67 +798,6 @@ fn normalize(y: &mut [f64]) {
 fn world_inverse_inertia(principal: &Vec3, s: &Motion) -> Mat3 {
     let r = s.orientation.to_rotation_matrix().into_inner();
     r * Mat3::from_diagonal(&principal.map(|i| 1.0 / i)) * r.transpose()
-}
-
-/// Per-member motion bounds gathered from sampled states.
-struct EnvelopeBuilder {
-    envelopes: Vec<MemberEnvelope>,
-    last: Vec<Option<(Vec3, Vec3, f64)>>,
-    widen: Vec<(Vec3, Vec3, f64)>,
-}
-
-impl EnvelopeBuilder {
-    fn new(members: usize) -> Self {
-        let empty = MemberEnvelope {
-            center_min: Vec3::repeat(f64::INFINITY),
-            center_max: Vec3::repeat(f64::NEG_INFINITY),
-            velocity_min: Vec3::repeat(f64::INFINITY),
-            velocity_max: Vec3::repeat(f64::NEG_INFINITY),
-            angular_speed: 0.0,
-        };
-        Self {
-            envelopes: vec![empty; members],
-            last: vec![None; members],
-            widen: vec![(Vec3::zeros(), Vec3::zeros(), 0.0); members],
-        }
-    }
-
-    fn add(&mut self, y: &[f64]) {
-        for k in 0..self.envelopes.len() {
-            let s = state_of(y, k);
-            let w = s.angular_velocity.norm();
-            let e = &mut self.envelopes[k];
-            e.center_min = e.center_min.inf(&s.position);
-            e.center_max = e.center_max.sup(&s.position);
-            e.velocity_min = e.velocity_min.inf(&s.velocity);
-            e.velocity_max = e.velocity_max.sup(&s.velocity);
-            e.angular_speed = e.angular_speed.max(w);
-            if let Some((p, v, last_w)) = self.last[k] {
-                let grow = &mut self.widen[k];
-                grow.0 = grow.0.sup(&(s.position - p).abs());
-                grow.1 = grow.1.sup(&(s.velocity - v).abs());
-                grow.2 = grow.2.max((w - last_w).abs());
-            }
-            self.last[k] = Some((s.position, s.velocity, w));
-        }
-    }
-
-    /// The bounds, each widened by the largest change between neighbouring samples (what the
-    /// motion between samples may add).
-    fn finish(self) -> Vec<MemberEnvelope> {
-        self.envelopes
-            .into_iter()
-            .zip(self.widen)
-            .map(|(mut e, (dp, dv, dw))| {
-                e.center_min -= dp;
-                e.center_max += dp;
-                e.velocity_min -= dv;
-                e.velocity_max += dv;
-                e.angular_speed += dw;
-                e
-            })
-            .collect()
-    }
 }
 
 #[cfg(test)]
