@@ -77,6 +77,14 @@ pub enum IntegrationError {
         /// Steps held.
         steps: usize,
     },
+    /// A constraint group's contact problem had no valid forces at `time`, again after each
+    /// answer by impulses (Lemke could not solve it, or its answer failed its check).
+    NoContactForces {
+        /// Time at which it happened.
+        time: f64,
+        /// Contacts the group held.
+        contacts: usize,
+    },
 }
 
 impl fmt::Display for IntegrationError {
@@ -92,6 +100,13 @@ impl fmt::Display for IntegrationError {
                 "{steps} integration steps from t = {from} only reached t = {time}: the motion is \
                  too stiff or unstable to integrate (a controller's gains too high for its \
                  `rate`, or joints that fight each other, such as two coaxial revolutes?)"
+            ),
+            Self::NoContactForces { time, contacts } => write!(
+                f,
+                "no valid contact forces for {contacts} held contacts at t = {time}, even after \
+                 answering the configuration by impulses: Lemke's algorithm could not solve its \
+                 contact problem (too many redundant contacts for the constraint model; try \
+                 `contact_model = \"impulse\"`)"
             ),
         }
     }

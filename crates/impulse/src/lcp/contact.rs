@@ -218,18 +218,18 @@ impl std::error::Error for ContactError {}
 /// friction model are built from it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ContactSystem {
-    n: usize,
+    pub(super) n: usize,
     /// Columns (n̂, t̂_x, t̂_y), world.
-    frames: Vec<Mat3>,
+    pub(super) frames: Vec<Mat3>,
     /// `Rᵢᵀ Wᵢⱼ Rⱼ`, row-major over (i, j).
     blocks: Vec<Mat3>,
     /// Free accelerations (a_N with its ṅ·s term, a_x, a_y).
-    free: Vec<Vec3>,
+    pub(super) free: Vec<Vec3>,
     /// Relative velocities (v_N, v_x, v_y).
     velocity: Vec<Vec3>,
-    friction: Vec<f64>,
+    pub(super) friction: Vec<f64>,
     restitution: Vec<f64>,
-    sliding: Vec<bool>,
+    pub(super) sliding: Vec<bool>,
 }
 
 fn finite_vec(v: &Vec3) -> bool {
@@ -493,7 +493,7 @@ impl ContactSystem {
         self.frames[i] * self.velocity[i]
     }
 
-    fn block(&self, i: usize, j: usize) -> &Mat3 {
+    pub(super) fn block(&self, i: usize, j: usize) -> &Mat3 {
         &self.blocks[i * self.n + j]
     }
 

@@ -9,6 +9,8 @@
 //! - [`contact`]: the contact problem of rigid bodies touching at points, and its LCPs:
 //!   frictionless (ch. 8), dynamic friction (ch. 9–10), static friction (§14.2.3's model as an
 //!   LCP, and §14.2.2's crawl), and collision impulses (§4.2, §9.4).
+//! - [`sticking`]: the force problem with sticking contacts held by tangential constraints,
+//!   eliminated so that Lemke sees only the normal forces.
 //! - [`impulse`]: the impulse a Lemke ray stands for (ch. 13), and collision impulses that
 //!   never add energy.
 //!
@@ -21,6 +23,7 @@ pub mod contact;
 pub mod enumerate;
 pub mod impulse;
 pub mod lemke;
+pub(crate) mod sticking;
 
 pub use contact::{
     ContactBody, ContactError, ContactLcp, ContactPoint, ContactSystem, Item, apply_impulses,

@@ -36,7 +36,8 @@ use crate::lcp::contact::{
     ContactBody as LcpBody, ContactLcp, ContactPoint as LcpPoint, ContactSystem, body_wrenches,
 };
 use crate::lcp::impulse::{collide, ray_impulse};
-use crate::lcp::lemke::{Basis, LemkeOptions, Outcome};
+use crate::lcp::lemke::{Basis, LemkeOptions, Outcome, Start, basis_solution, check_solution};
+use crate::lcp::sticking::StickingLcp;
 use crate::math::{Mat3, Vec3};
 
 /// State variables per member: centre (3), orientation quaternion (4), velocity (3), angular
@@ -64,9 +65,11 @@ const COMPLIANCE: f64 = 1e-7;
 /// answers carry that much of the rounding.
 const LEMKE_TOLERANCE: f64 = 1e-7;
 
-/// The friction forces' compliance, relative to the normal one: small enough that a sticking
-/// contact's creep `δ β / SLIP_RATE` stays below a nanometre a second under its load.
-const TANGENT_COMPLIANCE: f64 = 1e-2;
+/// The friction forces' compliance, relative to the normal one: the same. A sticking contact
+/// creeps at `δ β / SLIP_RATE` under a tangential load `β` (a 0.5 kg box on a slope at half
+/// its friction angle: 2e-8 m/s). A hundredth of it put the box model's friction pivots at
+/// Lemke's pivot tolerance, and a six-box stack's LCP could not be solved.
+const TANGENT_COMPLIANCE: f64 = 1.0;
 
 /// Where the compliance carries the answer: a solution whose `δ f` exceeds this part of the
 /// free accelerations `q` exists only because of the compliance (a configuration with no rigid
@@ -158,7 +161,7 @@ pub(crate) struct ContactGroup {
     /// Where the flight stops: a release (set when found while integrating ahead).
     interruption: Option<Interruption>,
     /// Lemke's last basis, the next solve's warm start.
-    warm: RefCell<Option<Basis>>,
+    warm: RefCell<Option<Mode>>,
     /// Whether the flight holds that basis through its steps (see `start_flight`).
     hold_basis: bool,
     /// What the group did (the solves are counted by the equations of motion, which see the
@@ -335,12 +338,23 @@ impl ContactGroup {
         // Halvings spent locating a change of mode, and the time it was seen by.
         let mut halvings = 0;
         let mut changed_by = f64::INFINITY;
+        // Inconsistencies answered without the flight getting past them.
+        let mut unanswered = (f64::NEG_INFINITY, 0);
         while self.interruption.is_none() {
             let Some(flight) = self.flight.as_ref() else {
                 unreachable!("a flight was just started")
             };
             if flight.time() >= t {
                 break;
+            }
+            if self.segments.len() >= MAX_HELD_STEPS {
+                // Every step is held until the event loop passes it: bound them (a stiff
+                // group would fill memory).
+                return Err(IntegrationError::TooManySteps {
+                    from: self.time,
+                    time: flight.time(),
+                    steps: self.segments.len(),
+                });
             }
             let start_time = flight.time();
             let start_state = flight.state().to_vec();
@@ -357,6 +371,20 @@ impl ContactGroup {
             if trouble.is_some() {
                 // No valid contact forces somewhere in the step (a Lemke ray, ch. 13): the
                 // step is dropped, and the configuration at its start answered by impulses.
+                // Answered again and again at one time, it is not an inconsistency the
+                // impulses resolve but a contact problem Lemke cannot solve: an error, not a
+                // silent stall.
+                unanswered = if unanswered.0 == start_time {
+                    (start_time, unanswered.1 + 1)
+                } else {
+                    (start_time, 1)
+                };
+                if unanswered.1 > MAX_REPEATED_ANSWERS {
+                    return Err(IntegrationError::NoContactForces {
+                        time: start_time,
+                        contacts: self.model.contacts.len(),
+                    });
+                }
                 self.answer_inconsistency(start_time, start_state)?;
                 continue;
             }
@@ -491,13 +519,19 @@ impl ContactGroup {
 /// millionth of the forces' size, which a resting contact's drift does not reach in a step.
 const BASIS_TOLERANCE: f64 = 1e-4;
 
+/// Steps a group's flight may hold ahead of the event loop (as a multibody's).
+const MAX_HELD_STEPS: usize = 100_000;
+
+/// Times an inconsistency at one instant is answered by impulses before the group gives up.
+const MAX_REPEATED_ANSWERS: usize = 16;
+
 /// Halvings of a step that crossed a change of mode, to locate it (to 1/4096 of the step).
 const LOCATE_HALVINGS: usize = 12;
 
 /// The group's equations of motion, with the contact forces of the LCP at each evaluation.
 struct GroupOde<'a> {
     model: &'a GroupModel,
-    warm: &'a RefCell<Option<Basis>>,
+    warm: &'a RefCell<Option<Mode>>,
     counters: &'a RefCell<GroupCounters>,
     /// Set when an evaluation found no valid forces.
     trouble: RefCell<Option<f64>>,
@@ -508,7 +542,7 @@ struct GroupOde<'a> {
 
 fn group_ode<'a>(
     model: &'a GroupModel,
-    warm: &'a RefCell<Option<Basis>>,
+    warm: &'a RefCell<Option<Mode>>,
     counters: &'a RefCell<GroupCounters>,
     frozen: bool,
 ) -> GroupOde<'a> {
@@ -568,11 +602,9 @@ impl GroupOde<'_> {
         (bodies, points)
     }
 
-    /// The force LCP of `points` between `bodies`: static friction (§14.2.3's box model) at
-    /// sticking contacts, dynamic at sliding ones, with the contacts' compliance
-    /// ([`COMPLIANCE`]).
-    fn force_lcp(&self, bodies: &[LcpBody], points: &[LcpPoint]) -> Option<ContactLcp> {
-        let system = ContactSystem::new(bodies, points, self.model.holding.sliding_speed).ok()?;
+    /// §14.2.3's box model of `system`: static friction at sticking contacts, dynamic at
+    /// sliding ones, with the contacts' compliance ([`COMPLIANCE`]).
+    fn box_lcp(&self, system: &ContactSystem) -> Option<ContactLcp> {
         let mut lcp = system.static_friction();
         let delta = COMPLIANCE * lcp.matrix.amax();
         if !delta.is_finite() {
@@ -598,42 +630,74 @@ impl GroupOde<'_> {
         Some(lcp)
     }
 
-    /// The contact forces (on each point's A, world) at state `y`.
+    /// The contact forces (on each point's A, world) at state `y`: from the sticking problem
+    /// when its friction stays in the cones (the usual case of a resting pile), else from the
+    /// box model.
     fn contact_forces(&self, bodies: &[LcpBody], points: &[LcpPoint], t: f64) -> Vec<Vec3> {
         let zero = || vec![Vec3::zeros(); points.len()];
         if points.is_empty() {
             return zero();
         }
-        let Some(lcp) = self.force_lcp(bodies, points) else {
+        let Ok(system) = ContactSystem::new(bodies, points, self.model.holding.sliding_speed)
+        else {
             *self.trouble.borrow_mut() = Some(t);
             return zero();
         };
-        let warm = self
-            .warm
-            .borrow()
-            .clone()
-            .filter(|basis| basis.len() == lcp.vector.len());
         self.counters.borrow_mut().solves += 1;
-        if self.frozen
-            && let Some(basis) = &warm
-            && let Some(z) = crate::lcp::lemke::basis_solution(&lcp.matrix, &lcp.vector, basis)
-        {
-            self.counters.borrow_mut().warm_solves += 1;
-            return lcp.contact_forces(&z);
+        let warm = self.warm.borrow().clone();
+        if self.frozen {
+            // Within a step: the mode it started with, by one linear solve.
+            let frozen = match &warm {
+                Some(Mode::Sticking(basis, released)) => sticking_lcp(&system, released).and_then(|lcp| {
+                    let z = basis_solution(&lcp.matrix, &lcp.vector, basis)?;
+                    Some(lcp.contact_forces(&z))
+                }),
+                Some(Mode::Box(basis)) => self.box_lcp(&system).and_then(|lcp| {
+                    let z = basis_solution(&lcp.matrix, &lcp.vector, basis)?;
+                    Some(lcp.contact_forces(&z))
+                }),
+                None => None,
+            };
+            if let Some(forces) = frozen {
+                self.counters.borrow_mut().warm_solves += 1;
+                return forces;
+            }
         }
-        let delta = COMPLIANCE * lcp.matrix.amax();
         let options = LemkeOptions {
             tolerance: LEMKE_TOLERANCE,
             ..LemkeOptions::default()
         };
-        match lcp.solve(warm.as_ref(), &options) {
-            Ok(Outcome::Solution(s))
-                if delta * s.z.amax() <= INCONSISTENT * lcp.vector.amax() =>
-            {
-                if s.start == crate::lcp::lemke::Start::Warm {
+        let consistent = |z: &nalgebra::DVector<f64>, delta: f64, q: &nalgebra::DVector<f64>| {
+            delta * z.amax() <= INCONSISTENT * q.amax()
+        };
+        // Every contact that does not slide sticks: Lemke on the normal forces alone.
+        let sticking_basis = match &warm {
+            Some(Mode::Sticking(basis, _)) => Some(basis),
+            _ => None,
+        };
+        if let Some((lcp, s, released)) = solve_sticking(&system, sticking_basis, &options) {
+            if s.start == Start::Warm {
+                self.counters.borrow_mut().warm_solves += 1;
+            }
+            *self.warm.borrow_mut() = Some(Mode::Sticking(s.basis, released));
+            return lcp.contact_forces(&s.z);
+        }
+        // Some contact must slip (or lets go while holding): §14.2.3's box model.
+        let Some(lcp) = self.box_lcp(&system) else {
+            *self.trouble.borrow_mut() = Some(t);
+            return zero();
+        };
+        let basis = match &warm {
+            Some(Mode::Box(basis)) if basis.len() == lcp.vector.len() => Some(basis),
+            _ => None,
+        };
+        let delta = COMPLIANCE * lcp.matrix.amax();
+        match lcp.solve(basis, &options) {
+            Ok(Outcome::Solution(s)) if consistent(&s.z, delta, &lcp.vector) => {
+                if s.start == Start::Warm {
                     self.counters.borrow_mut().warm_solves += 1;
                 }
-                *self.warm.borrow_mut() = Some(s.basis.clone());
+                *self.warm.borrow_mut() = Some(Mode::Box(s.basis.clone()));
                 lcp.contact_forces(&s.z)
             }
             // No forces without the compliance (a Painlevé configuration), or no answer at all
@@ -645,27 +709,92 @@ impl GroupOde<'_> {
             }
         }
     }
-}
 
-impl GroupOde<'_> {
-    /// Whether the basis in `warm` still gives valid forces at state `y` (to
-    /// [`BASIS_TOLERANCE`]): the contact mode a step held is still the right one at its end.
+    /// Whether the mode in `warm` still gives valid forces at state `y` (to
+    /// [`BASIS_TOLERANCE`], and for sticking, friction inside the cones): the contact mode a
+    /// step held is still the right one at its end.
     fn basis_holds(&self, y: &[f64]) -> bool {
-        let Some(basis) = self.warm.borrow().clone() else {
+        let Some(mode) = self.warm.borrow().clone() else {
             return true;
         };
         let (bodies, points) = self.problem(y);
         if points.is_empty() {
             return true;
         }
-        let Some(lcp) = self.force_lcp(&bodies, &points) else {
+        let Ok(system) = ContactSystem::new(&bodies, &points, self.model.holding.sliding_speed)
+        else {
             return false;
         };
-        crate::lcp::lemke::basis_solution(&lcp.matrix, &lcp.vector, &basis).is_some_and(|z| {
-            let r = crate::lcp::lemke::check_solution(&lcp.matrix, &lcp.vector, &z, BASIS_TOLERANCE);
-            r.is_ok()
-        })
+        let valid = |m: &nalgebra::DMatrix<f64>, q: &nalgebra::DVector<f64>, basis: &Basis| {
+            basis_solution(m, q, basis)
+                .filter(|z| check_solution(m, q, z, BASIS_TOLERANCE).is_ok())
+        };
+        match mode {
+            Mode::Sticking(basis, released) => sticking_lcp(&system, &released).is_some_and(|lcp| {
+                valid(&lcp.matrix, &lcp.vector, &basis)
+                    .is_some_and(|z| lcp.within_cones(&z, CONE_TOLERANCE))
+            }),
+            Mode::Box(basis) => self
+                .box_lcp(&system)
+                .is_some_and(|lcp| valid(&lcp.matrix, &lcp.vector, &basis).is_some()),
+        }
     }
+}
+
+/// The sticking problem of `system` ([`StickingLcp`]), with the group's compliances; the
+/// contacts `released` hold no friction.
+fn sticking_lcp(system: &ContactSystem, released: &[bool]) -> Option<StickingLcp> {
+    StickingLcp::new(system, COMPLIANCE, TANGENT_COMPLIANCE * COMPLIANCE, released)
+}
+
+/// Solves the sticking problem of `system` by Lemke (warm from `basis`), releasing the held
+/// contacts that push nothing and solving again (they hold no friction), and returns it with
+/// its solution when that solution is valid for the box model too: consistent, and friction
+/// in every cone.
+fn solve_sticking(
+    system: &ContactSystem,
+    basis: Option<&Basis>,
+    options: &LemkeOptions,
+) -> Option<(StickingLcp, crate::lcp::lemke::Solution, Vec<bool>)> {
+    let mut released = vec![false; system.len()];
+    for _ in 0..RELEASE_ROUNDS {
+        let lcp = sticking_lcp(system, &released)?;
+        let basis = basis.filter(|b| b.len() == lcp.vector.len());
+        let Ok(Outcome::Solution(s)) =
+            crate::lcp::lemke::solve(&lcp.matrix, &lcp.vector, basis, options)
+        else {
+            return None;
+        };
+        if lcp.compliance * s.z.amax() > INCONSISTENT * lcp.vector.amax() {
+            return None;
+        }
+        if lcp.within_cones(&s.z, CONE_TOLERANCE) {
+            return Some((lcp, s, released));
+        }
+        let idle = lcp.idle(&s.z);
+        if !idle.iter().zip(&released).any(|(i, r)| *i && !r) {
+            return None;
+        }
+        for (r, i) in released.iter_mut().zip(idle) {
+            *r |= i;
+        }
+    }
+    None
+}
+
+/// Rounds of releasing idle contacts before the box model is asked instead.
+const RELEASE_ROUNDS: usize = 3;
+
+/// How far a sticking contact's friction may pass its cone (relative) and still be taken as
+/// static friction: rounding, not a real excess.
+const CONE_TOLERANCE: f64 = 1e-9;
+
+/// The contact mode a flight holds: Lemke's basis, of the sticking problem (with the contacts
+/// it released) or of the box model's.
+#[derive(Clone, Debug, PartialEq)]
+enum Mode {
+    Sticking(Basis, Vec<bool>),
+    Box(Basis),
 }
 
 impl OdeSystem for GroupOde<'_> {
