@@ -50,12 +50,12 @@ def main():
     # Coins of the two aspect ratios of the Stand-up Maths three-sided-coin experiment, which are
     # also the fair ratios of Yong & Mahadevan's two limits (docs/poses.md): thickness d/sqrt(8)
     # (a coin dropped without bouncing from a random orientation lands on its side 1/3 of the
-    # time) and d/sqrt(3) (a coin flipped about a diameter, likewise). 64 and 256 sides: a coin
-    # that bounces needs the finer one (a 64-sided prism cannot roll; see docs/poses.md).
+    # time) and d/sqrt(3) (a coin flipped about a diameter, likewise). 64, 256 and 1024 sides: a
+    # coin that bounces needs the finer ones (a 64-sided prism cannot roll; see docs/poses.md).
     d = 2.0
     for name, h, what in [("coin_root8", d / 8 ** 0.5, "d/sqrt(8) = 0.70711"),
                           ("coin_root3", d / 3 ** 0.5, "d/sqrt(3) = 1.15470")]:
-        for sides, suffix in [(64, ""), (256, "_256")]:
+        for sides, suffix in [(64, ""), (256, "_256"), (1024, "_1024")]:
             v, f = revolved([(0, h / 2), (d / 2, h / 2), (d / 2, -h / 2), (0, -h / 2)], sides)
             write_obj(os.path.join(HERE, name + suffix + ".obj"), v, f,
                       comment="Thick coin (cm): a %d-sided prism of diameter 2 and thickness %s." % (sides, what))

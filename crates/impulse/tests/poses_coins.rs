@@ -92,7 +92,8 @@ fn a_coarsely_faceted_coin_that_bounces_is_caught_on_its_side() {
     // tenth (53 at rest on the side and 7 still rolling at the time limit). Counting every coin
     // still moving as on its side, the fine coin's 99 % Wilson interval lies below the coarse
     // one's: faceting, not chance, makes the difference, and 64 sides are too few for a coin
-    // that bounces (docs/poses.md: 256 and 512 sides agree).
+    // that bounces (docs/poses.md: at this drop 256 sides are still too few for the √8-coin,
+    // 512 and 1024 agree; the rolling coins stop on their side given time).
     let physics = DropPhysics {
         height: 30.0,
         restitution: 0.5,
