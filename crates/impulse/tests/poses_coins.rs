@@ -116,3 +116,38 @@ fn a_coarsely_faceted_coin_that_bounces_is_caught_on_its_side() {
          {fine_moving} moving"
     );
 }
+
+#[test]
+fn the_coins_quasi_static_side_share_is_the_cylinders() {
+    // Eq. 7.1 for the faceted coins against the cylinder's h/√(h² + d²): a prism of n sides
+    // inscribed in the circle differs by O(1/n²) (64 sides: 0.3336 against 1/3, 0.5003 against
+    // 1/2), within 1e-3 for every shipped √-coin; every face is stable and the shares sum to 1.
+    for (name, h_over_d) in [
+        ("coin_root8", 1.0 / 8f64.sqrt()),
+        ("coin_root8_256", 1.0 / 8f64.sqrt()),
+        ("coin_root8_1024", 1.0 / 8f64.sqrt()),
+        ("coin_root3", 1.0 / 3f64.sqrt()),
+        ("coin_root3_256", 1.0 / 3f64.sqrt()),
+        ("coin_root3_1024", 1.0 / 3f64.sqrt()),
+    ] {
+        let part = shipped(name);
+        let qs = QuasiStatic::of(&part);
+        assert!((0..part.faces().len()).all(|f| qs.is_stable(f)), "{name}");
+        assert!(
+            (qs.probability.iter().sum::<f64>() - 1.0).abs() < 1e-12,
+            "{name}"
+        );
+        let side: f64 = part
+            .faces()
+            .iter()
+            .zip(&qs.probability)
+            .filter(|(f, _)| f.normal.z.abs() < 0.5)
+            .map(|(_, p)| p)
+            .sum();
+        let expected = side_solid_angle(h_over_d);
+        assert!(
+            (side - expected).abs() < 1e-3,
+            "{name}: {side} against {expected}"
+        );
+    }
+}
