@@ -47,6 +47,18 @@ def main():
     v, f = revolved([(0, 0.5), (1.0, 0.5), (1.0, -0.5), (0, -0.5)], 32)
     write_obj(os.path.join(HERE, "coin_half.obj"), v, f,
               comment="Thick coin (cm): a 32-sided prism of diameter 2 and thickness 1 (aspect ratio 1/2).")
+    # Coins of the two aspect ratios of the Stand-up Maths three-sided-coin experiment, which are
+    # also the fair ratios of Yong & Mahadevan's two limits (docs/poses.md): thickness d/sqrt(8)
+    # (a coin dropped without bouncing from a random orientation lands on its side 1/3 of the
+    # time) and d/sqrt(3) (a coin flipped about a diameter, likewise). 64, 256 and 1024 sides: a
+    # coin that bounces needs the finer ones (a 64-sided prism cannot roll; see docs/poses.md).
+    d = 2.0
+    for name, h, what in [("coin_root8", d / 8 ** 0.5, "d/sqrt(8) = 0.70711"),
+                          ("coin_root3", d / 3 ** 0.5, "d/sqrt(3) = 1.15470")]:
+        for sides, suffix in [(64, ""), (256, "_256"), (1024, "_1024")]:
+            v, f = revolved([(0, h / 2), (d / 2, h / 2), (d / 2, -h / 2), (0, -h / 2)], sides)
+            write_obj(os.path.join(HERE, name + suffix + ".obj"), v, f,
+                      comment="Thick coin (cm): a %d-sided prism of diameter 2 and thickness %s." % (sides, what))
     # The thesis's four parts (Fig. 7.31); their dimensions are not given, so these are invented.
     v, f = revolved([(0, 2.0), (1.0, 2.0), (1.15, 1.8), (1.2, 0.0), (0.95, 0.0), (0.9, 1.6), (0, 1.6)], 24)
     write_obj(os.path.join(HERE, "insulator_cap.obj"), v, f,
