@@ -86,7 +86,10 @@ impl World {
         if !(is_finite_vec(&force) && is_finite_vec(&torque)) {
             return refuse(
                 "a finite force and torque",
-                format!("force {force:?}, torque {torque:?}"),
+                format!(
+                    "force ({}, {}, {}), torque ({}, {}, {})",
+                    force.x, force.y, force.z, torque.x, torque.y, torque.z
+                ),
             );
         }
         let (t, gravity) = (self.time, self.settings.gravity);
