@@ -397,13 +397,15 @@ impl World {
     /// The bodies' applied forces (at the centres of mass, world frame), float64 (n, 3).
     #[getter]
     fn applied_forces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        rows_array(py, self.scene()?.world.bodies().iter().map(|b| vec3(&b.force())))
+        let scene = self.scene()?;
+        rows_array(py, scene.world.bodies().iter().map(|b| vec3(&b.force())))
     }
 
     /// The bodies' applied torques (world frame), float64 (n, 3).
     #[getter]
     fn applied_torques<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        rows_array(py, self.scene()?.world.bodies().iter().map(|b| vec3(&b.torque())))
+        let scene = self.scene()?;
+        rows_array(py, scene.world.bodies().iter().map(|b| vec3(&b.torque())))
     }
 
     /// Friction and restitution of a contact between two bodies (by name or index) now:
