@@ -13,8 +13,8 @@ use clap::{Args, ValueEnum};
 #[command(after_help = "Example:
   impulse sweep my_sweep.toml --backend ray
 
-The spec file (keys: base or scenes, grid, variants, duration, fps, backend, workers, retries)
-is described in docs/python.md. Needs the Python package: pip install ./crates/impulse-py
+The spec file (keys: base or scenes, grid, variants, duration, fps, backend, workers, retries,
+address: the Ray cluster, else $RAY_ADDRESS, else a local one) is described in docs/python.md. Needs the Python package: pip install ./crates/impulse-py
 (and pip install ray for --backend ray). $IMPULSE_PYTHON names the Python to use
 [default: python3].")]
 pub struct SweepArgs {

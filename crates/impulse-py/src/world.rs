@@ -11,7 +11,8 @@ use impulse::run::events::EventWriter;
 use impulse::run::trajectory::{TRAJECTORY_HEADER, TrajectoryWriter};
 use impulse::run::{Recorders, run_scene};
 use impulse::scene::{self, RunOptions};
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray2};
+use numpy::ndarray::{Array2, Array3};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -199,11 +200,23 @@ fn row_of(body: &impulse::RigidBody) -> Row {
     )
 }
 
-fn array2<'py>(py: Python<'py>, data: Vec<f64>, columns: usize) -> PyResult<Bound<'py, PyAny>> {
-    let rows = data.len() / columns;
-    Ok(PyArray1::from_vec(py, data)
-        .reshape([rows, columns])?
-        .into_any())
+/// Rows of `K` numbers as a float64 `(rows, K)` array. The numbers are gathered from the
+/// engine once, into a buffer the numpy array then owns: one copy, none after (the engine keeps
+/// each body's state in its own record, and model frames are computed, so there is no engine
+/// memory laid out as the array to view).
+fn rows_array<'py, const K: usize>(
+    py: Python<'py>,
+    rows: impl Iterator<Item = [f64; K]>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let rows: Vec<[f64; K]> = rows.collect();
+    let n = rows.len();
+    Array2::from_shape_vec((n, K), rows.into_flattened())
+        .map(|array| array.into_pyarray(py))
+        .map_err(|e| PyValueError::new_err(format!("cannot shape the array: {e}")))
+}
+
+fn vec3(v: &Vec3) -> [f64; 3] {
+    [v.x, v.y, v.z]
 }
 
 fn positive(name: &str, value: Option<f64>) -> PyResult<Option<f64>> {
@@ -321,11 +334,143 @@ impl World {
         Ok(self.scene()?.output_rate)
     }
 
-    /// The gravity vector, a float64 array of shape (3,).
+    /// The gravity vector, a float64 array of shape (3,). Assigning it (`world.gravity =
+    /// [0, 0, -1.62]`) changes the gravity from the current time on: every body and multibody
+    /// flies on from its present state under the new one, sleeping bodies wake. `ValueError`
+    /// for a vector that is not three finite numbers.
     #[getter]
     fn gravity<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let g = self.scene()?.world.settings().gravity;
         Ok(PyArray1::from_vec(py, vec![g.x, g.y, g.z]))
+    }
+
+    #[setter]
+    fn set_gravity(&mut self, gravity: [f64; 3]) -> PyResult<()> {
+        self.scene_mut()
+            .world
+            .set_gravity(Vec3::from(gravity))
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Applies `force` (3 numbers, world frame) to a dynamic body (by name or index) from the
+    /// current time on, held until changed — as MuJoCo's `xfrc_applied` is, not for one step as
+    /// pybullet's `applyExternalForce` is. The force replaces the body's applied force *and*
+    /// torque: acting at `point` (world coordinates), the torque becomes its moment about the
+    /// centre of mass, `(point − c) × force`, taken now and then held fixed in the world frame
+    /// (the point does not travel with the body: call again to follow it); without `point`
+    /// it acts at the centre of mass and the torque becomes zero. `apply_force(body, [0, 0,
+    /// 0])` removes both. A scene's `force`/`torque` keys are the initial values.
+    /// `ValueError` for a fixed or kinematic body or numbers that are not finite.
+    #[pyo3(signature = (body, force, point = None))]
+    fn apply_force(
+        &mut self,
+        body: &Bound<'_, PyAny>,
+        force: [f64; 3],
+        point: Option<[f64; 3]>,
+    ) -> PyResult<()> {
+        let scene = self.scene_mut();
+        let id = Self::body_index(scene, body)?;
+        let force = Vec3::from(force);
+        let torque = match point {
+            Some(p) => (Vec3::from(p) - scene.world.body(id).state().position).cross(&force),
+            None => Vec3::zeros(),
+        };
+        scene
+            .world
+            .set_applied_force(id, force, torque)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Applies `torque` (3 numbers, world frame) to a dynamic body from the current time on,
+    /// held until changed; replaces the body's applied torque and keeps its applied force.
+    /// `ValueError` as `apply_force`.
+    fn apply_torque(&mut self, body: &Bound<'_, PyAny>, torque: [f64; 3]) -> PyResult<()> {
+        let scene = self.scene_mut();
+        let id = Self::body_index(scene, body)?;
+        let force = scene.world.body(id).force();
+        scene
+            .world
+            .set_applied_force(id, force, Vec3::from(torque))
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// The bodies' applied forces (at the centres of mass, world frame), float64 (n, 3).
+    #[getter]
+    fn applied_forces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let scene = self.scene()?;
+        rows_array(py, scene.world.bodies().iter().map(|b| vec3(&b.force())))
+    }
+
+    /// The bodies' applied torques (world frame), float64 (n, 3).
+    #[getter]
+    fn applied_torques<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let scene = self.scene()?;
+        rows_array(py, scene.world.bodies().iter().map(|b| vec3(&b.torque())))
+    }
+
+    /// Friction and restitution of a contact between two bodies (by name or index) now:
+    /// `{"friction": ..., "restitution": ...}` (a body-pair override, else a material-pair
+    /// one, else the mean of the bodies' own).
+    fn contact_material(
+        &self,
+        a: &Bound<'_, PyAny>,
+        b: &Bound<'_, PyAny>,
+    ) -> PyResult<std::collections::BTreeMap<String, f64>> {
+        let scene = self.scene()?;
+        let (a, b) = (Self::body_index(&scene, a)?, Self::body_index(&scene, b)?);
+        let m = scene.world.contact_material(a, b);
+        Ok([("friction", m.friction), ("restitution", m.restitution)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect())
+    }
+
+    /// Friction and restitution of contacts between two particular bodies (by name or index),
+    /// from the next contact on; what is not given stays as `contact_material` gives it now.
+    /// This override wins over material pairs and the bodies' own materials. `ValueError` for
+    /// friction < 0 or restitution outside [0, 1].
+    #[pyo3(signature = (a, b, friction = None, restitution = None))]
+    fn set_pair_material(
+        &mut self,
+        a: &Bound<'_, PyAny>,
+        b: &Bound<'_, PyAny>,
+        friction: Option<f64>,
+        restitution: Option<f64>,
+    ) -> PyResult<()> {
+        let scene = self.scene_mut();
+        let (a, b) = (Self::body_index(scene, a)?, Self::body_index(scene, b)?);
+        let now = scene.world.contact_material(a, b);
+        let material = Material {
+            friction: friction.unwrap_or(now.friction),
+            restitution: restitution.unwrap_or(now.restitution),
+        };
+        scene
+            .world
+            .set_pair_material(a, b, material)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// A body's own surface material (by name or index), from the next contact on: what a
+    /// contact takes the mean of when no pair override applies. What is not given is kept.
+    /// `ValueError` for friction < 0 or restitution outside [0, 1].
+    #[pyo3(signature = (body, friction = None, restitution = None))]
+    fn set_body_material(
+        &mut self,
+        body: &Bound<'_, PyAny>,
+        friction: Option<f64>,
+        restitution: Option<f64>,
+    ) -> PyResult<()> {
+        let scene = self.scene_mut();
+        let id = Self::body_index(scene, body)?;
+        let now = scene.world.body(id).material();
+        let material = Material {
+            friction: friction.unwrap_or(now.friction),
+            restitution: restitution.unwrap_or(now.restitution),
+        };
+        scene
+            .world
+            .set_body_material(id, material)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// The bodies' names, in the order of the state arrays' rows.
@@ -342,34 +487,26 @@ impl World {
 
     /// Model-frame positions of the bodies (where the scene placed them), float64 (n, 3).
     #[getter]
-    fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let scene = self.scene()?;
-        let data = scene.world.bodies().iter().flat_map(|b| row_of(b).0);
-        array2(py, data.collect(), 3)
+    fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        rows_array(py, self.scene()?.world.bodies().iter().map(|b| row_of(b).0))
     }
 
     /// Model-frame orientations as unit quaternions (w, x, y, z), float64 (n, 4).
     #[getter]
-    fn quaternions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let scene = self.scene()?;
-        let data = scene.world.bodies().iter().flat_map(|b| row_of(b).1);
-        array2(py, data.collect(), 4)
+    fn quaternions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        rows_array(py, self.scene()?.world.bodies().iter().map(|b| row_of(b).1))
     }
 
     /// Velocities of the centres of mass, float64 (n, 3).
     #[getter]
-    fn velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let scene = self.scene()?;
-        let data = scene.world.bodies().iter().flat_map(|b| row_of(b).2);
-        array2(py, data.collect(), 3)
+    fn velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        rows_array(py, self.scene()?.world.bodies().iter().map(|b| row_of(b).2))
     }
 
     /// Angular velocities (world frame), float64 (n, 3).
     #[getter]
-    fn angular_velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let scene = self.scene()?;
-        let data = scene.world.bodies().iter().flat_map(|b| row_of(b).3);
-        array2(py, data.collect(), 3)
+    fn angular_velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        rows_array(py, self.scene()?.world.bodies().iter().map(|b| row_of(b).3))
     }
 
     /// The multibodies' links, `multibody/link`, in the order of the link arrays' rows (and of
@@ -383,42 +520,26 @@ impl World {
 
     /// Model-frame positions of the links, float64 (m, 3).
     #[getter]
-    fn link_positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let data = link_rows(&*self.scene()?)
-            .iter()
-            .flat_map(|r| r.0)
-            .collect();
-        array2(py, data, 3)
+    fn link_positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        rows_array(py, link_rows(&*self.scene()?).into_iter().map(|r| r.0))
     }
 
     /// Model-frame orientations of the links (w, x, y, z), float64 (m, 4).
     #[getter]
-    fn link_quaternions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let data = link_rows(&*self.scene()?)
-            .iter()
-            .flat_map(|r| r.1)
-            .collect();
-        array2(py, data, 4)
+    fn link_quaternions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        rows_array(py, link_rows(&*self.scene()?).into_iter().map(|r| r.1))
     }
 
     /// Velocities of the links' centres of mass, float64 (m, 3).
     #[getter]
-    fn link_velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let data = link_rows(&*self.scene()?)
-            .iter()
-            .flat_map(|r| r.2)
-            .collect();
-        array2(py, data, 3)
+    fn link_velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        rows_array(py, link_rows(&*self.scene()?).into_iter().map(|r| r.2))
     }
 
     /// Angular velocities of the links, float64 (m, 3).
     #[getter]
-    fn link_angular_velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let data = link_rows(&*self.scene()?)
-            .iter()
-            .flat_map(|r| r.3)
-            .collect();
-        array2(py, data, 3)
+    fn link_angular_velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        rows_array(py, link_rows(&*self.scene()?).into_iter().map(|r| r.3))
     }
 
     /// The joint coordinates `q` of a multibody (by name), float64.
@@ -828,30 +949,36 @@ fn trajectory_dict<'py>(
     let n = names.len().max(1);
     let frames = t.len() / n;
     let dict = PyDict::new(py);
-    dict.set_item("t", PyArray1::from_vec(py, t.clone()))?;
-    dict.set_item("body", body)?;
-    for (name, column) in numeric.iter().zip(&columns) {
-        dict.set_item(*name, PyArray1::from_vec(py, column.clone()))?;
-    }
-    dict.set_item("asleep", PyArray1::from_vec(py, asleep))?;
-    // By frame.
-    let frame_times: Vec<f64> = t.iter().step_by(n).copied().collect();
-    dict.set_item("frames", PyArray1::from_vec(py, frame_times))?;
-    dict.set_item("names", names.to_vec())?;
+    // By frame, (F, N, k), gathered from the columns; then the columns themselves, each moved
+    // into its array (no copy). Keys in the documented order.
     let stack = |indices: &[usize]| -> PyResult<Bound<'py, PyAny>> {
         let k = indices.len();
         let columns = &columns;
         let data: Vec<f64> = (0..frames * names.len())
             .flat_map(|row| indices.iter().map(move |&c| columns[c][row]))
             .collect();
-        Ok(PyArray1::from_vec(py, data)
-            .reshape([frames, names.len(), k])?
-            .into_any())
+        Array3::from_shape_vec((frames, names.len(), k), data)
+            .map(|array| array.into_pyarray(py).into_any())
+            .map_err(|e| PyValueError::new_err(format!("cannot shape the trajectory: {e}")))
     };
-    dict.set_item("positions", stack(&[0, 1, 2])?)?;
-    dict.set_item("quaternions", stack(&[3, 4, 5, 6])?)?;
-    dict.set_item("velocities", stack(&[7, 8, 9])?)?;
-    dict.set_item("angular_velocities", stack(&[10, 11, 12])?)?;
+    let by_frame = [
+        ("positions", stack(&[0, 1, 2])?),
+        ("quaternions", stack(&[3, 4, 5, 6])?),
+        ("velocities", stack(&[7, 8, 9])?),
+        ("angular_velocities", stack(&[10, 11, 12])?),
+    ];
+    let frame_times: Vec<f64> = t.iter().step_by(n).copied().collect();
+    dict.set_item("t", t.into_pyarray(py))?;
+    dict.set_item("body", body)?;
+    for (name, column) in numeric.iter().zip(columns) {
+        dict.set_item(*name, column.into_pyarray(py))?;
+    }
+    dict.set_item("asleep", asleep.into_pyarray(py))?;
+    dict.set_item("frames", frame_times.into_pyarray(py))?;
+    dict.set_item("names", names.to_vec())?;
+    for (name, array) in by_frame {
+        dict.set_item(name, array)?;
+    }
     Ok(dict)
 }
 

@@ -28,11 +28,12 @@ from ._impulse import (
     pose_probabilities,
 )
 from ._impulse import poses as _poses_text
-from .sweep import SweepError, grid, sweep, sweep_poses
+from .sweep import RayUnreachableError, SweepError, grid, sweep, sweep_poses
 
 __all__ = [
     "ImpulseError",
     "OverrideError",
+    "RayUnreachableError",
     "SceneError",
     "SimulationError",
     "SweepError",

@@ -12,7 +12,13 @@ from ._impulse import (
     merge_poses as merge_poses,
     pose_probabilities as pose_probabilities,
 )
-from .sweep import SweepError as SweepError, grid as grid, sweep as sweep, sweep_poses as sweep_poses
+from .sweep import (
+    RayUnreachableError as RayUnreachableError,
+    SweepError as SweepError,
+    grid as grid,
+    sweep as sweep,
+    sweep_poses as sweep_poses,
+)
 
 def poses_text(part: str, **job: Any) -> str: ...
 def poses(part: str, **job: Any) -> Dict[str, Any]: ...

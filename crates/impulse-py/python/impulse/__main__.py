@@ -9,6 +9,8 @@ A spec file:
     backend = "local"                          # optional: local, ray or serial
     workers = 2                                # optional: the local pool's size
     retries = 2                                # optional
+    address = "10.0.0.5:6379"                  # optional: the Ray cluster (else RAY_ADDRESS,
+                                               # else a local one); probed first
 
     [grid]                                     # every combination
     "world.gravity" = [[0, 0, -981], [0, 0, -500]]
@@ -32,7 +34,8 @@ import sys
 
 from . import ImpulseError, sweep
 
-KEYS = {"base", "scenes", "duration", "fps", "backend", "workers", "retries", "grid", "variants"}
+KEYS = {"base", "scenes", "duration", "fps", "backend", "workers", "retries", "address", "grid",
+        "variants"}
 
 
 def _read_spec(path: str) -> dict:
@@ -75,7 +78,7 @@ def main(argv=None) -> int:
         return p if os.path.isabs(p) else os.path.join(here, p)
 
     options = {
-        k: spec[k] for k in ("duration", "fps", "workers", "retries") if k in spec
+        k: spec[k] for k in ("duration", "fps", "workers", "retries", "address") if k in spec
     }
     options["backend"] = args.backend or spec.get("backend", "local")
     try:

@@ -62,7 +62,10 @@ class World:
     @property
     def output_rate(self) -> float: ...
     @property
-    def gravity(self) -> F64: ...
+    def gravity(self) -> F64:
+        """(3,) float64. Assigning it changes the gravity from the current time on."""
+    @gravity.setter
+    def gravity(self, value: Sequence[float]) -> None: ...
     @property
     def body_names(self) -> List[str]: ...
     @property
@@ -103,6 +106,34 @@ class World:
     def counters(self) -> Dict[str, int]: ...
     def energy(self) -> Dict[str, float]: ...
     def set_material_pair(self, a: str, b: str, friction: float, restitution: float) -> None: ...
+    def set_pair_material(
+        self,
+        a: Union[int, str],
+        b: Union[int, str],
+        friction: Optional[float] = None,
+        restitution: Optional[float] = None,
+    ) -> None: ...
+    def set_body_material(
+        self,
+        body: Union[int, str],
+        friction: Optional[float] = None,
+        restitution: Optional[float] = None,
+    ) -> None: ...
+    def contact_material(self, a: Union[int, str], b: Union[int, str]) -> Dict[str, float]: ...
+    def apply_force(
+        self,
+        body: Union[int, str],
+        force: Sequence[float],
+        point: Optional[Sequence[float]] = None,
+    ) -> None:
+        """Held until changed (as MuJoCo's xfrc_applied); replaces the force and the torque."""
+    def apply_torque(self, body: Union[int, str], torque: Sequence[float]) -> None: ...
+    @property
+    def applied_forces(self) -> F64:
+        """(n, 3) float64: applied forces at the centres of mass, world frame."""
+    @property
+    def applied_torques(self) -> F64:
+        """(n, 3) float64: applied torques, world frame."""
     def run(
         self, duration: Optional[float] = None, fps: Optional[float] = None, *, csv: bool = False
     ) -> Dict[str, Any]: ...

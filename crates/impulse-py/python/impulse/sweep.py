@@ -13,11 +13,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import socket
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from . import _impulse
 
-__all__ = ["SweepError", "grid", "sweep", "sweep_poses"]
+__all__ = ["RayUnreachableError", "SweepError", "grid", "sweep", "sweep_poses"]
 
 # Fault injection for the tests of retries: "MARKER_FILE:TASK_NAME" makes the worker that
 # first runs that task exit abruptly (after creating MARKER_FILE), as a killed or lost worker
@@ -38,6 +39,80 @@ class SweepError(_impulse.ImpulseError):
         lines = [f"{len(failures)} of {total} sweep tasks failed:"]
         lines += [f"  {name}: {message}" for name, message in failures.items()]
         super().__init__("\n".join(lines))
+
+
+class RayUnreachableError(_impulse.ImpulseError, ConnectionError):
+    """The Ray cluster a sweep was sent to does not answer: nothing has run.
+
+    `address` is the address tried (the `address` argument or `RAY_ADDRESS`).
+    """
+
+    def __init__(self, message: str, address: str):
+        self.address = address
+        super().__init__(message)
+
+
+# How long the probe of a Ray address waits for a connection, in seconds. A refused
+# connection (nothing listens there) fails at once; a host that drops packets takes this long.
+RAY_PROBE_TIMEOUT = 5.0
+
+# Ray's default ports: the GCS of a cluster (`ray start --head`) and the Ray Client server.
+_RAY_GCS_PORT = 6379
+_RAY_CLIENT_PORT = 10001
+
+
+def _ray_endpoint(address: str):
+    """The (host, port) an address of `ray.init` connects to, or None where it names no
+    endpoint (`auto`, `local`: Ray finds or starts the cluster itself)."""
+    address = address.strip()
+    if address in ("", "auto", "local"):
+        return None
+    client = address.startswith("ray://")
+    rest = address[len("ray://"):] if client else address
+    rest = rest.split("/", 1)[0]
+    default = _RAY_CLIENT_PORT if client else _RAY_GCS_PORT
+    if rest.startswith("["):  # [IPv6]:port
+        host, _, tail = rest[1:].partition("]")
+        port = tail[1:] if tail.startswith(":") else ""
+    elif rest.count(":") == 1:
+        host, port = rest.split(":")
+    else:
+        host, port = rest, ""
+    try:
+        port = int(port) if port else default
+    except ValueError:
+        raise RayUnreachableError(
+            f"the Ray address {address!r} has no valid port ({port!r}): give host:port, "
+            f"e.g. 127.0.0.1:{_RAY_GCS_PORT} or ray://host:{_RAY_CLIENT_PORT}",
+            address,
+        ) from None
+    return host, port
+
+
+def _probe_ray(address: str, source: str, timeout: Optional[float] = None) -> None:
+    """Raises RayUnreachableError, naming the address and what to do, unless something
+    accepts a TCP connection at it within `timeout` s. `ray.init` itself keeps retrying an
+    unreachable address for minutes before it gives up."""
+    endpoint = _ray_endpoint(address)
+    if endpoint is None:
+        return
+    timeout = RAY_PROBE_TIMEOUT if timeout is None else timeout
+    host, port = endpoint
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return
+    except socket.timeout:
+        reason = f"no answer within {timeout:g} s"
+    except OSError as e:
+        reason = e.strerror or str(e)
+    raise RayUnreachableError(
+        f"cannot reach the Ray cluster at {address!r} ({source}): connecting to "
+        f"{host}:{port} failed: {reason}. Nothing has run. Start the cluster there "
+        f"(`ray start --head --port={port}` on that machine), check the host, port and "
+        f"firewall, or leave the address out (unset RAY_ADDRESS) to start a local cluster, "
+        f"or use backend='local'.",
+        address,
+    )
 
 
 def grid(parameters: Mapping[str, Sequence[Any]]) -> List[Dict[str, Any]]:
@@ -197,7 +272,12 @@ def _run_ray(
             "backend='ray' needs Ray: pip install 'ray>=2.9' (or use backend='local')"
         ) from e
     if not ray.is_initialized():
-        # A running cluster (RAY_ADDRESS or `address`), else a local one on this machine.
+        # A running cluster (RAY_ADDRESS or `address`), else a local one on this machine. An
+        # address is probed first: `ray.init` retries one that does not answer for minutes.
+        if address is not None:
+            _probe_ray(address, "the address argument")
+        elif os.environ.get("RAY_ADDRESS"):
+            _probe_ray(os.environ["RAY_ADDRESS"], "RAY_ADDRESS")
         ray.init(address=address)
     # A worker that dies is retried by Ray (max_retries); an exception the task raises is
     # deterministic and is not.

@@ -7,6 +7,7 @@
 //! transform between body and model frames is kept to report and draw the model.
 
 mod free_flight;
+mod loads;
 mod prescribed;
 
 #[cfg(any(test, feature = "internals"))]

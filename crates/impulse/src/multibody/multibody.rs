@@ -293,6 +293,13 @@ impl Multibody {
         self.gravity
     }
 
+    /// Changes the gravity from the current time on (the next advance integrates from the
+    /// current state under it; see [`crate::World::set_gravity`]).
+    pub(crate) fn set_gravity(&mut self, gravity: Vec3) {
+        self.gravity = gravity;
+        self.restart();
+    }
+
     /// The link index of a link name.
     pub fn link_index(&self, name: &str) -> Option<usize> {
         self.tree.links().iter().position(|l| l.name == name)

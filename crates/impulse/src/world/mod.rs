@@ -324,6 +324,8 @@ impl World {
     ) -> Result<(), MaterialError> {
         material.check()?;
         self.pair_materials.insert((a.min(b), a.max(b)), material);
+        // Held contacts keep their material: the loop is rebuilt at the next advance.
+        self.collisions.invalidate();
         Ok(())
     }
 
@@ -339,6 +341,8 @@ impl World {
         let key = if a <= b { (a, b) } else { (b, a) };
         self.material_pairs
             .insert((key.0.to_string(), key.1.to_string()), material);
+        // Held contacts keep their material: the loop is rebuilt at the next advance.
+        self.collisions.invalidate();
         Ok(())
     }
 
