@@ -44,9 +44,11 @@ pub(crate) struct StickingLcp {
     pub(crate) vector: DVector<f64>,
     /// The normal compliance `δ` added to the diagonal.
     pub(crate) compliance: f64,
-    /// `t = gain f_N + offset`.
+    /// `t = gain f_N + offset`, plus internal forces (columns of `internal`, a basis of the
+    /// friction block's null space: they move nothing).
     gain: DMatrix<f64>,
     offset: DVector<f64>,
+    internal: DMatrix<f64>,
     /// Each contact's first friction row in `t`, if it is held.
     held: Vec<Option<usize>>,
     /// Each contact's force per unit `f_N` (contact frame).
@@ -66,21 +68,25 @@ pub(crate) struct StickingLcp {
 /// every cone. Over the range only, the forces are the least that hold the contacts, and the
 /// statically indeterminate internal forces are zero. Eigenvalues below `RANGE` of the
 /// largest are taken as zero (rounding of a singular block).
-fn held_inverse(a_tt: DMatrix<f64>, delta_t: f64) -> Option<DMatrix<f64>> {
+fn held_inverse(a_tt: DMatrix<f64>, delta_t: f64) -> Option<(DMatrix<f64>, DMatrix<f64>)> {
     let eigen = a_tt.symmetric_eigen();
     let largest = eigen.eigenvalues.amax();
     if !largest.is_finite() {
         return None;
     }
-    let inverse = eigen.eigenvalues.map(|l| {
-        if l > RANGE * largest {
-            1.0 / (l + delta_t)
-        } else {
-            0.0
-        }
-    });
+    let kept = |l: f64| l > RANGE * largest;
+    let inverse = eigen
+        .eigenvalues
+        .map(|l| if kept(l) { 1.0 / (l + delta_t) } else { 0.0 });
     let v = &eigen.eigenvectors;
-    Some(v * DMatrix::from_diagonal(&inverse) * v.transpose())
+    let null: Vec<usize> = (0..inverse.len())
+        .filter(|&k| !kept(eigen.eigenvalues[k]))
+        .collect();
+    let internal = DMatrix::from_fn(v.nrows(), null.len(), |r, c| v[(r, null[c])]);
+    Some((
+        v * DMatrix::from_diagonal(&inverse) * v.transpose(),
+        internal,
+    ))
 }
 
 /// Eigenvalues of the friction block below this part of the largest are rounding.
@@ -154,11 +160,15 @@ impl StickingLcp {
                 b_t[r + 1] = free.z;
             }
         }
-        let (gain, offset) = if rows > 0 {
-            let s = held_inverse(a_tt, delta_t)?;
-            (-(&s * &a_tn), -(&s * &b_t))
+        let (gain, offset, internal) = if rows > 0 {
+            let (s, internal) = held_inverse(a_tt, delta_t)?;
+            (-(&s * &a_tn), -(&s * &b_t), internal)
         } else {
-            (DMatrix::zeros(0, n), DVector::zeros(0))
+            (
+                DMatrix::zeros(0, n),
+                DVector::zeros(0),
+                DMatrix::zeros(0, 0),
+            )
         };
         let mut matrix = a_nn + &a_nt * &gain;
         for i in 0..n {
@@ -174,6 +184,7 @@ impl StickingLcp {
             compliance: delta,
             gain,
             offset,
+            internal,
             held,
             directions,
             frames: system.frames.clone(),
@@ -189,9 +200,36 @@ impl StickingLcp {
             .collect()
     }
 
-    /// The static friction forces `t` for normal forces `f_n`.
+    /// The static friction forces `t` for normal forces `f_n`: the least that hold the
+    /// sticking contacts, with the internal forces (which move nothing) chosen to share the
+    /// friction in proportion to each contact's bound `μ f_N`, so that a lightly loaded corner
+    /// of a rocking box is not asked for as much as a loaded one (least `Σ |tᵢ|² / μ f_N,i`).
     fn friction_forces(&self, f_n: &DVector<f64>) -> DVector<f64> {
-        &self.gain * f_n + &self.offset
+        let least = &self.gain * f_n + &self.offset;
+        let k = self.internal.ncols();
+        if k == 0 {
+            return least;
+        }
+        let mut bound = DVector::zeros(least.len());
+        for (i, held) in self.held.iter().enumerate() {
+            if let Some(r) = *held {
+                let b = self.friction[i] * f_n[i].max(0.0);
+                bound[r] = b;
+                bound[r + 1] = b;
+            }
+        }
+        let floor = 1e-9 * bound.amax().max(f64::MIN_POSITIVE);
+        let weight = bound.map(|b| 1.0 / (b + floor));
+        // (Nᵀ W N) c = −Nᵀ W t_least.
+        let weighted = DMatrix::from_fn(self.internal.nrows(), k, |r, c| {
+            weight[r] * self.internal[(r, c)]
+        });
+        let normal = self.internal.transpose() * &weighted;
+        let rhs = -(weighted.transpose() * &least);
+        match normal.cholesky() {
+            Some(factor) => least + &self.internal * factor.solve(&rhs),
+            None => least,
+        }
     }
 
     /// The contact forces on A (world) for normal forces `f_n`.

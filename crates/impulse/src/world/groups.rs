@@ -672,6 +672,7 @@ impl EventLoop {
                     friction: material.friction,
                     restitution: material.restitution,
                     sliding: false,
+                    slip_direction: crate::math::Vec3::zeros(),
                 });
             }
         }

@@ -59,6 +59,9 @@ pub(crate) struct HeldContact {
     /// Whether the contact slides (dynamic friction) or sticks (static friction): part of the
     /// group's state, changed only between integration steps (see `ContactGroup::update_modes`).
     pub(crate) sliding: bool,
+    /// While it slides: the direction of its slip at the start of the current step, which its
+    /// dynamic friction opposes through the step (zero when it sticks).
+    pub(crate) slip_direction: Vec3,
 }
 
 /// A body's motion at one instant: centre of mass, orientation, velocity, angular velocity.
@@ -241,6 +244,7 @@ mod tests {
                 friction: 0.5,
                 restitution: 0.0,
                 sliding: false,
+                slip_direction: Vec3::zeros(),
             },
             HeldContact {
                 pair: (0, 1),
@@ -255,6 +259,7 @@ mod tests {
                 friction: 0.5,
                 restitution: 0.0,
                 sliding: false,
+                slip_direction: Vec3::zeros(),
             },
         ];
         let h = 1e-5;
@@ -305,6 +310,7 @@ mod tests {
             friction: 0.3,
             restitution: 0.0,
             sliding: false,
+            slip_direction: Vec3::zeros(),
         };
         let k = contact.kinematics(&ball, &Motion::FIXED);
         assert!(k.gap.abs() < 1e-15 && k.gap_rate.abs() < 1e-15);

@@ -189,8 +189,13 @@ impl ContactGroup {
         let mut contacts = contacts;
         let at = motions(&state, members.len());
         for c in &mut contacts {
-            c.sliding = c.slip(&side_motion(&at, c.a), &side_motion(&at, c.b)).norm()
-                > holding.sliding_speed;
+            let slip = c.slip(&side_motion(&at, c.a), &side_motion(&at, c.b));
+            c.sliding = slip.norm() > holding.sliding_speed;
+            c.slip_direction = if c.sliding {
+                slip.normalize()
+            } else {
+                Vec3::zeros()
+            };
         }
         Self {
             model: GroupModel {
@@ -239,6 +244,11 @@ impl ContactGroup {
         let base = PER_MEMBER * k;
         self.state[base + 7..base + 10].copy_from_slice(velocity.as_slice());
         self.state[base + 10..base + 13].copy_from_slice(angular.as_slice());
+        update_modes(
+            &mut self.model.contacts,
+            &motions(&self.state, self.model.members.len()),
+            self.model.holding.sliding_speed,
+        );
         self.restart();
     }
 
@@ -399,7 +409,10 @@ impl ContactGroup {
             } else {
                 // Lemke at every evaluation: a new basis is a change of mode.
                 *self.warm.borrow() == basis_before
-            };
+            } && !slip_reversed(
+                &self.model.contacts,
+                &motions(&end_state, self.model.members.len()),
+            );
             let taken = end_time - start_time;
             if !holds && self.hold_basis && halvings < LOCATE_HALVINGS {
                 // The mode changed within the step: again from its start, half as far.
@@ -501,6 +514,13 @@ impl ContactGroup {
             y[base + 10..base + 13].copy_from_slice(body.angular_velocity.as_slice());
         }
         self.counters.borrow_mut().ray_impulses += 1;
+        // The impulses changed the slips: each contact's mode follows (a collision solve leaves
+        // the contacts it stopped sticking).
+        update_modes(
+            &mut self.model.contacts,
+            &motions(&y, self.model.members.len()),
+            self.model.holding.sliding_speed,
+        );
         // The flight restarts at t from the answered state (its steps after t are dropped).
         while self.segments.back().is_some_and(|s| s.end() > t) {
             self.segments.pop_back();
@@ -596,6 +616,7 @@ impl GroupOde<'_> {
                 point.slip_damping = SLIP_RATE;
                 point.sliding = Some(c.sliding);
                 point.tangent = Some(k.tangent);
+                point.slip_direction = c.sliding.then_some(c.slip_direction);
                 point
             })
             .collect();
@@ -848,21 +869,47 @@ impl OdeSystem for GroupOde<'_> {
 /// friction could not hold it: the slip correction keeps a held contact's slip near zero)
 /// slides. The band between the two keeps a contact at the threshold from switching at every
 /// step. Returns whether any contact changed.
+///
+/// A sliding contact's friction opposes the slip direction it started the step with; the
+/// direction is renewed after every step, and a turn of more than [`SLIP_TURN`] is a change of
+/// mode too (the flight restarts). A slip that reversed within the step passed through zero:
+/// the contact sticks.
 fn update_modes(contacts: &mut [HeldContact], motions: &[Motion], sliding_speed: f64) -> bool {
     let mut changed = false;
     for c in contacts {
-        let slip = c
-            .slip(&side_motion(motions, c.a), &side_motion(motions, c.b))
-            .norm();
+        let slip = c.slip(&side_motion(motions, c.a), &side_motion(motions, c.b));
+        let speed = slip.norm();
         let sliding = if c.sliding {
-            slip >= sliding_speed
+            speed >= sliding_speed && slip.dot(&c.slip_direction) > 0.0
         } else {
-            slip > 2.0 * sliding_speed
+            speed > 2.0 * sliding_speed
         };
-        changed |= sliding != c.sliding;
+        let direction = if sliding {
+            slip / speed
+        } else {
+            Vec3::zeros()
+        };
+        changed |= sliding != c.sliding
+            || (sliding && (direction - c.slip_direction).norm() > SLIP_TURN);
         c.sliding = sliding;
+        c.slip_direction = direction;
     }
     changed
+}
+
+/// How far (in radians, near enough) a sliding contact's slip may turn in a step before the
+/// flight restarts with the new direction.
+const SLIP_TURN: f64 = 1e-3;
+
+/// Whether a sliding contact's slip reversed against the direction its friction held over the
+/// step: it passed through zero within the step.
+fn slip_reversed(contacts: &[HeldContact], motions: &[Motion]) -> bool {
+    contacts.iter().any(|c| {
+        c.sliding
+            && c.slip(&side_motion(motions, c.a), &side_motion(motions, c.b))
+                .dot(&c.slip_direction)
+                <= 0.0
+    })
 }
 
 /// Appends a body's state to a group state vector.

@@ -56,6 +56,7 @@ fn corners_on_plane(k: usize, h: Vec3, plane: Vec3, n: Vec3, mu: f64) -> Vec<Hel
             friction: mu,
             restitution: 0.0,
             sliding: false,
+            slip_direction: crate::math::Vec3::zeros(),
         })
         .collect()
 }
@@ -190,6 +191,7 @@ fn a_ball_sliding_on_the_ground_starts_rolling_at_two_sevenths() {
         friction: mu,
         restitution: 0.0,
         sliding: false,
+        slip_direction: crate::math::Vec3::zeros(),
     };
     let start = state(Vec3::new(0.0, 0.0, r), Quat::identity(), Vec3::x() * v0, Vec3::zeros());
     let mut group = ContactGroup::new(vec![member], &[start], vec![contact], holding(), 0.0);
