@@ -116,3 +116,89 @@ fn a_stack_of_ten_boxes_rests() {
     let after = (end - settled).norm();
     assert!(after < 1e-9, "top moved {after} m after settling");
 }
+
+#[test]
+fn a_box_at_rest_on_a_slope_below_the_friction_angle_stays() {
+    // scenes/constraint/box_on_slope.toml: μ = 0.5 > tan 20°, so static friction holds the box
+    // (Coulomb). It is set down 1e-5 m above the slope, and until its corners are held it falls
+    // freely: at most the whole gap along the normal, which carries it tan 20° · 1e-5 m =
+    // 3.6e-6 m down the slope (measured 1.8e-6 m in all). Once held (by 0.1 s), the issue's
+    // bound: it moves less than 1e-6 m over the rest of the 10 s (measured 1.5e-8 m).
+    let mut world = load(&shipped("constraint/box_on_slope.toml")).world;
+    let id = world.body_id("box").expect("the box");
+    let start = world.body(id).state().position;
+    world.advance_to(0.1).expect("runs");
+    let held = world.body(id).state().position;
+    world.advance_to(10.0).expect("runs to the end");
+    let end = world.body(id).state().position;
+    let fall = 20f64.to_radians().tan() * 1e-5;
+    assert!(
+        (held - start).norm() < fall,
+        "moved {} m before it was held",
+        (held - start).norm()
+    );
+    assert!(
+        (end - held).norm() < 1e-6,
+        "moved {} m while held",
+        (end - held).norm()
+    );
+}
+
+#[test]
+fn a_sliding_ball_starts_rolling_on_time_under_the_constraint_model() {
+    // Digest V19 / the issue's slide-to-roll: a ball launched at v₀ with no spin slides while
+    // friction μ m g slows it and spins it up; slip v − ωR falls at (7/2) μ g, so rolling starts
+    // at t = 2 v₀ / (7 μ g) = 4.0775 s (v₀ = 7 m/s, μ = 0.05), at 5/7 v₀ = 5 m/s, after
+    // v₀ t − μ g t² / 2 = 24.465 m. Within 1 % (the issue's bound).
+    let text = r#"
+[world]
+name = "slide to roll"
+contact_model = "constraint"
+duration = 6.0
+collision_epsilon = 0.001
+
+[materials.lane]
+friction = 0.05
+restitution = 0.5
+
+[[bodies]]
+name = "ground"
+motion = "fixed"
+material = "lane"
+shape = { type = "halfspace" }
+
+[[bodies]]
+name = "ball"
+material = "lane"
+shape = { type = "sphere", radius = 0.109 }
+mass = 7.0
+position = [0, 0, 0.10901]
+velocity = [7, 0, 0]
+"#;
+    let path = std::path::Path::new("slide_to_roll.toml");
+    let mut world = match parse(path, text) {
+        Ok(scene) => scene.world,
+        Err(errors) => panic!("{errors:?}"),
+    };
+    let id = world.body_id("ball").expect("the ball");
+    let mut rolling = None;
+    for k in 1..=5000 {
+        let t = k as f64 * 1e-3;
+        world.advance_to(t).expect("runs");
+        let state = world.body(id).state();
+        // Rolling forward spins about +y.
+        let slip = state.velocity.x - state.angular_velocity.y * 0.109;
+        if slip < 1e-3 * 7.0 {
+            rolling = Some((t, state.velocity.x, state.position.x));
+            break;
+        }
+    }
+    let (t, v, x) = rolling.expect("the ball starts rolling");
+    assert!((t - 4.0775).abs() < 0.01 * 4.0775, "rolling from {t} s");
+    assert!((v - 5.0).abs() < 0.01 * 5.0, "rolling at {v} m/s");
+    assert!((x - 24.465).abs() < 0.01 * 24.465, "after {x} m");
+    // It then rolls on at that speed (no rolling resistance).
+    world.advance_to(6.0).expect("runs");
+    let later = world.body(id).state().velocity.x;
+    assert!((later - 5.0).abs() < 0.01 * 5.0, "then {later} m/s");
+}
