@@ -3,6 +3,7 @@
 mod assembly;
 mod builtin;
 mod check;
+mod contacts;
 mod framing;
 mod mass;
 mod model;
@@ -49,6 +50,9 @@ enum Command {
         /// The scene file (TOML).
         scene: PathBuf,
     },
+    /// The contact problem at one instant: contacts, Baraff's LCP, Lemke's answer, and whether
+    /// it is consistent, inconsistent or indeterminate.
+    Contacts(contacts::ContactsArgs),
     /// Mass properties of a closed mesh (OBJ or STL) by Mirtich's volume integrals.
     Mass(mass::MassArgs),
     /// Write a self-contained HTML page that plays back a run (and optionally serve it).
@@ -81,6 +85,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Check { scene } => check::check(&scene),
+        Command::Contacts(args) => contacts::contacts(&args),
         Command::Mass(args) => mass::mass(&args),
         Command::View(args) => view::view(&args),
         Command::Render(args) => render::render(&args),

@@ -5,6 +5,8 @@ mod common;
 
 use common::scenes::{load, parse, shipped};
 use impulse::World;
+use impulse::math::Vec3;
+use impulse::world::Consistency;
 
 /// The shipped scene `relative` with `contact_model = "constraint"` in its `[world]`.
 fn under_constraint_model(relative: &str) -> World {
@@ -201,4 +203,69 @@ velocity = [7, 0, 0]
     world.advance_to(6.0).expect("runs");
     let later = world.body(id).state().velocity.x;
     assert!((later - 5.0).abs() < 0.01 * 5.0, "then {later} m/s");
+}
+
+#[test]
+fn contact_report_finds_the_indeterminate_rod() {
+    // scenes/constraint/rod_indeterminate.toml, Baraff Fig. 10.1 (digest V5): a_N = −f_N/m + 1
+    // (eq. 10-11), so the LCP is M = [−1/m], q = [1] with m = 1 — the capsule's 0.1 mm cap moves
+    // the tip, and M with it, by 4e-4 — and f_N = 0 and f_N ≈ m are both solutions with
+    // different accelerations.
+    let mut world = load(&shipped("constraint/rod_indeterminate.toml")).world;
+    let report = world.contact_report().expect("poses");
+    assert_eq!(report.contacts.len(), 1);
+    assert!(report.contacts[0].sliding);
+    assert_eq!(report.vector.len(), 1);
+    assert!(
+        (report.matrix[(0, 0)] + 1.0).abs() < 1e-3,
+        "M = {}",
+        report.matrix
+    );
+    // ω² sin θ − g = 1 by construction (rounding only).
+    assert!(
+        (report.vector[0] - 1.0).abs() < 1e-9,
+        "q = {}",
+        report.vector
+    );
+    assert_eq!(report.solutions, Some(2));
+    assert_eq!(report.consistency, Consistency::Indeterminate);
+}
+
+#[test]
+fn contact_report_finds_the_inconsistent_rod_and_its_ray() {
+    // scenes/constraint/rod_inconsistent.toml, Baraff Fig. 10.3 (digest V6): a_N = −f_N/m − g
+    // (eq. 10-13): M = [−1/m], q = [−g], no solution. Lemke ends on a ray whose impulse is the
+    // normal plus dynamic friction against the slip (−x): direction (μ, 0, 1) on the rod,
+    // scaled to a largest of 1 (μ = 0.750245 < 1).
+    let mut world = load(&shipped("constraint/rod_inconsistent.toml")).world;
+    let report = world.contact_report().expect("poses");
+    assert!(
+        (report.vector[0] + 9.81).abs() < 1e-9,
+        "q = {}",
+        report.vector
+    );
+    assert_eq!(report.consistency, Consistency::Inconsistent);
+    assert_eq!(report.solutions, Some(0));
+    let ray = report.ray.expect("a ray")[0];
+    let mu = (72f64.to_radians().cos().powi(2) + 0.125)
+        / (72f64.to_radians().cos() * 72f64.to_radians().sin());
+    assert!((ray - Vec3::new(mu, 0.0, 1.0)).norm() < 1e-9, "ray {ray}");
+}
+
+#[test]
+fn the_forces_holding_a_box_on_a_slope_carry_its_weight() {
+    // scenes/constraint/box_on_slope.toml at rest (0.5 s): the contact forces on the box
+    // balance its weight m g = 0.5 kg · 9.81 m/s² exactly (statics; the bound 1e-9
+    // relative), and the problem is consistent.
+    let mut world = load(&shipped("constraint/box_on_slope.toml")).world;
+    world.advance_to(0.5).expect("runs");
+    let report = world.contact_report().expect("poses");
+    assert_eq!(report.consistency, Consistency::Consistent);
+    assert_eq!(report.contacts.len(), 4);
+    let total: Vec3 = report.forces.expect("forces").iter().sum();
+    let weight = Vec3::new(0.0, 0.0, 0.5 * 9.81);
+    assert!(
+        (total - weight).norm() < 1e-9 * weight.norm(),
+        "forces sum to {total}"
+    );
 }

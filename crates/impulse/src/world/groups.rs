@@ -170,7 +170,7 @@ impl EventLoop {
     }
 
     /// Whether collider `c` can take part in a held contact: a free body or a fixed one.
-    fn holdable(&self, c: usize, world: &Participants<'_>) -> bool {
+    pub(super) fn holdable(&self, c: usize, world: &Participants<'_>) -> bool {
         match self.colliders.body(c) {
             Some(id) => matches!(
                 world.bodies[id.0].motion(),
@@ -524,7 +524,7 @@ impl EventLoop {
     }
 
     /// Collider `c`'s motion now (a fixed body's is the world's).
-    fn motion(&self, c: usize, world: &Participants<'_>) -> Motion {
+    pub(super) fn motion(&self, c: usize, world: &Participants<'_>) -> Motion {
         let body = &world.bodies[self.body_index(c)];
         if !body.is_dynamic() {
             return Motion::FIXED;
@@ -539,7 +539,7 @@ impl EventLoop {
     }
 
     /// Free body `c` as a member of a group.
-    fn member(&self, c: usize, world: &Participants<'_>) -> Member {
+    pub(super) fn member(&self, c: usize, world: &Participants<'_>) -> Member {
         let id = self.colliders.body(c).unwrap_or(crate::dynamics::BodyId(0));
         let body = &world.bodies[id.0];
         Member {
@@ -573,7 +573,7 @@ impl EventLoop {
     /// face gives the plane), or between two sphere-swept cores. `None` where a corner has no
     /// closed-form contact point here (a cylinder's rim or side, an ellipsoid, a degenerate
     /// contact): impulses answer those.
-    fn pair_contacts(
+    pub(super) fn pair_contacts(
         &mut self,
         p: Pair,
         closest: &Closest,
@@ -747,7 +747,10 @@ fn reindex(side: Side, index: &dyn Fn(usize) -> Option<usize>) -> Side {
 }
 
 /// A held contact at one state as a point of the contact LCP.
-fn lcp_point(c: &HeldContact, k: &crate::contact::constraint::held::Kinematics) -> LcpPoint {
+pub(super) fn lcp_point(
+    c: &HeldContact,
+    k: &crate::contact::constraint::held::Kinematics,
+) -> LcpPoint {
     let index = |s: Side| match s {
         Side::Member(i) => Some(i),
         Side::Fixed => None,

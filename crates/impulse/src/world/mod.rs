@@ -9,6 +9,7 @@
 mod boxes;
 mod clusters;
 mod colliders;
+mod contact_report;
 mod counters;
 mod edit;
 mod envelopes;
@@ -26,6 +27,7 @@ mod sleep;
 use std::collections::{BTreeMap, HashMap};
 
 use colliders::{Colliders, Participants, may_collide};
+pub use contact_report::{Consistency, ContactReport, ReportedContact};
 pub use counters::{ConstraintCounters, Counters, MultibodyCounters};
 pub use error::{AddBodyError, AddMultibodyError, SimulationError};
 use event_loop::EventLoop;
