@@ -59,6 +59,8 @@ pub(crate) struct HeldContact {
     /// Whether the contact slides (dynamic friction) or sticks (static friction): part of the
     /// group's state, changed only between integration steps (see `ContactGroup::update_modes`).
     pub(crate) sliding: bool,
+    /// The spring–damper under the penalty model.
+    pub(crate) spring: super::penalty::Spring,
 }
 
 /// A body's motion at one instant: centre of mass, orientation, velocity, angular velocity.
@@ -241,6 +243,7 @@ mod tests {
                 friction: 0.5,
                 restitution: 0.0,
                 sliding: false,
+                spring: Default::default(),
             },
             HeldContact {
                 pair: (0, 1),
@@ -255,6 +258,7 @@ mod tests {
                 friction: 0.5,
                 restitution: 0.0,
                 sliding: false,
+                spring: Default::default(),
             },
         ];
         let h = 1e-5;
@@ -305,6 +309,7 @@ mod tests {
             friction: 0.3,
             restitution: 0.0,
             sliding: false,
+            spring: Default::default(),
         };
         let k = contact.kinematics(&ball, &Motion::FIXED);
         assert!(k.gap.abs() < 1e-15 && k.gap_rate.abs() < 1e-15);

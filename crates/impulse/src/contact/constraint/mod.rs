@@ -24,6 +24,7 @@
 //! its step by the ray's impulse and a collision solve, then integrated on.
 
 pub(crate) mod held;
+pub(crate) mod penalty;
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -99,6 +100,8 @@ pub(crate) struct Holding {
     pub(crate) release_gap: f64,
     /// The gap the drift correction draws a contact to.
     pub(crate) gap: f64,
+    /// Under the penalty model: spring–dampers instead of the LCP (see [`penalty`]).
+    pub(crate) penalty: Option<penalty::PenaltyLaw>,
 }
 
 /// What a group's integration met that the event loop must act on.
@@ -109,7 +112,7 @@ pub(crate) enum Interruption {
 }
 
 /// Counts of what groups did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct GroupCounters {
     /// LCP solves (one per derivative evaluation), and of those the warm starts kept.
     pub(crate) solves: u64,
@@ -119,6 +122,8 @@ pub(crate) struct GroupCounters {
     pub(crate) basis_restarts: u64,
     /// Configurations with no valid contact forces answered by a ray's impulse (ch. 13).
     pub(crate) ray_impulses: u64,
+    /// Under the penalty model: the deepest penetration at a step's end.
+    pub(crate) deepest: f64,
 }
 
 impl GroupCounters {
@@ -129,6 +134,7 @@ impl GroupCounters {
         self.steps += other.steps;
         self.basis_restarts += other.basis_restarts;
         self.ray_impulses += other.ray_impulses;
+        self.deepest = self.deepest.max(other.deepest);
     }
 }
 
@@ -189,12 +195,16 @@ impl ContactGroup {
             c.sliding = c.slip(&side_motion(&at, c.a), &side_motion(&at, c.b)).norm()
                 > holding.sliding_speed;
         }
+        let mut model = GroupModel {
+            members,
+            contacts,
+            holding,
+        };
+        if let Some(law) = &holding.penalty {
+            penalty::resolve_springs(&mut model, &state, law);
+        }
         Self {
-            model: GroupModel {
-                members,
-                contacts,
-                holding,
-            },
+            model,
             time: t,
             state,
             flight: None,
@@ -400,7 +410,12 @@ impl ContactGroup {
                 let k = c.kinematics(&side_motion(&motions, c.a), &side_motion(&motions, c.b));
                 k.gap > self.model.holding.release_gap
             });
-            let modes_changed = update_modes(
+            if self.model.holding.penalty.is_some() {
+                let mut counters = self.counters.borrow_mut();
+                counters.deepest = counters.deepest.max(penalty::deepest(&self.model, &end_state));
+            }
+            let modes_changed = self.model.holding.penalty.is_none()
+                && update_modes(
                 &mut self.model.contacts,
                 &motions,
                 self.model.holding.sliding_speed,
@@ -677,7 +692,13 @@ impl OdeSystem for GroupOde<'_> {
         let mut y = y.to_vec();
         normalize(&mut y);
         let (bodies, points) = self.problem(&y);
-        let forces = self.contact_forces(&bodies, &points, t);
+        let forces = match &self.model.holding.penalty {
+            Some(law) => {
+                self.counters.borrow_mut().solves += 1;
+                penalty::forces(self.model, law, &y)
+            }
+            None => self.contact_forces(&bodies, &points, t),
+        };
         let wrenches = body_wrenches(&bodies, &points, &forces);
         for (k, (member, (body, (force, torque)))) in self
             .model

@@ -14,6 +14,7 @@ fn holding() -> Holding {
         stiffness: 100.0,
         release_gap: 1e-3,
         gap: 0.0,
+        penalty: None,
     }
 }
 
@@ -56,6 +57,7 @@ fn corners_on_plane(k: usize, h: Vec3, plane: Vec3, n: Vec3, mu: f64) -> Vec<Hel
             friction: mu,
             restitution: 0.0,
             sliding: false,
+            spring: Default::default(),
         })
         .collect()
 }
@@ -190,6 +192,7 @@ fn a_ball_sliding_on_the_ground_starts_rolling_at_two_sevenths() {
         friction: mu,
         restitution: 0.0,
         sliding: false,
+        spring: Default::default(),
     };
     let start = state(Vec3::new(0.0, 0.0, r), Quat::identity(), Vec3::x() * v0, Vec3::zeros());
     let mut group = ContactGroup::new(vec![member], &[start], vec![contact], holding(), 0.0);
