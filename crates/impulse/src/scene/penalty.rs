@@ -21,9 +21,25 @@ impl<'c, 's> SceneReader<'c, 's> {
         };
         for (name, value) in table.entries() {
             let Some(t) = value.table() else { continue };
+            let positive = |key: &str, expected: &str| {
+                let v = t.get(key)?;
+                let x = v.number()?;
+                if x > 0.0 {
+                    Some(x)
+                } else {
+                    v.error(format!("expected {expected}, found {x}"));
+                    None
+                }
+            };
             let spring = PenaltyMaterial {
-                stiffness: t.get("penalty_stiffness").and_then(|v| v.positive()),
-                damping: t.get("penalty_damping").and_then(|v| v.positive()),
+                stiffness: positive(
+                    "penalty_stiffness",
+                    "a positive stiffness (force per length, of each contact point)",
+                ),
+                damping: positive(
+                    "penalty_damping",
+                    "a positive damping ratio (1: critically damped)",
+                ),
             };
             if spring != PenaltyMaterial::default() {
                 springs.insert(name.to_string(), spring);
