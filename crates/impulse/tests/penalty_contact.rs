@@ -248,3 +248,42 @@ fn bad_penalty_keys_are_named_with_file_line_and_key() {
     );
     assert!(found[0].message.contains("penalty"), "{:?}", found[0]);
 }
+
+#[test]
+fn a_penalty_run_is_deterministic() {
+    // The same scene twice: bit-identical states (the springs are resolved in contact order,
+    // the materials looked up in ordered maps).
+    let run = || {
+        let materials = "[materials.floor]\nfriction = 0.5\nrestitution = 0.5\n\n\
+                         [materials.block]\nfriction = 0.5\nrestitution = 0.5";
+        let mut world = world_of(&cube_on_floor(materials, 0.05, 30.0));
+        world.advance_to(0.3).expect("runs");
+        let s = *world.body(world.body_id("cube").expect("cube")).state();
+        (s, world.counters())
+    };
+    let (a, ca) = run();
+    let (b, cb) = run();
+    assert_eq!(a, b);
+    assert_eq!(ca, cb);
+}
+
+#[test]
+fn settings_refuse_a_non_positive_penalty_spring() {
+    // The library's own check, for worlds built without a scene file.
+    use impulse::world::PenaltyMaterial;
+    for spring in [
+        PenaltyMaterial {
+            stiffness: Some(0.0),
+            damping: None,
+        },
+        PenaltyMaterial {
+            stiffness: None,
+            damping: Some(f64::NAN),
+        },
+    ] {
+        let mut settings = impulse::WorldSettings::default();
+        settings.penalty_materials.insert("rubber".into(), spring);
+        let error = settings.check().expect_err("refused");
+        assert_eq!(error.setting, "penalty_materials", "{error}");
+    }
+}
