@@ -52,6 +52,8 @@ pub(super) fn penalty_law(settings: &WorldSettings) -> Option<PenaltyLaw> {
                 .sqrt()
                 .max(10.0 / settings.box_period),
             slip_speed: SLIP_SPEED * rest,
+            // Full damping from a body's static sag on.
+            onset: SAG * epsilon,
         }
     })
 }

@@ -409,6 +409,7 @@ impl ContactGroup {
             let released = self.model.contacts.iter().any(|c| {
                 let k = c.kinematics(&side_motion(&motions, c.a), &side_motion(&motions, c.b));
                 k.gap > self.model.holding.release_gap
+                    || penalty::too_deep(&self.model.holding, k.gap)
             });
             if self.model.holding.penalty.is_some() {
                 let mut counters = self.counters.borrow_mut();

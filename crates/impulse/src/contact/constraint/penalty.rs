@@ -4,7 +4,7 @@
 //! At each derivative evaluation every held contact whose gap `d` is negative pushes with
 //!
 //! ```text
-//! f_N = max(0, K p + c ṗ),   p = −d (the penetration),
+//! f_N = max(0, K p + ρ c ṗ),   p = −d (the penetration), ρ = min(1, p / p₀),
 //! f_T = −μ f_N s / max(|s|, v_s)   (s the tangential slip at the contact point),
 //! ```
 //!
@@ -15,6 +15,12 @@
 //!   ([`clamped_restitution`]). Baraff's objection stands: near a release the penalty force's
 //!   acceleration does not converge as K grows, so releases are decided outside the force law
 //!   (the group lets a contact go when its gap opens past the envelope).
+//! - **Damping onset**: the damping grows over the first `p₀` of penetration (the world's
+//!   `p₀` is a body's static sag, a hundredth of the envelope), so the force is continuous where
+//!   a contact starts to push: the jump `c ṗ` of the plain law is a discontinuity the error
+//!   control steps over only at a step of (tolerance / jump), below the integrator's least step
+//!   for a part landing at a few cm/s in centimetre units. It changes the restitution by the
+//!   part of the penetration within `p₀` (for a contact that sinks ≫ `p₀`, little).
 //! - **Regularised Coulomb friction**: viscous below the slip speed `v_s`, `μ f_N` above. Its
 //!   weakness: nothing sticks; a body below the friction angle creeps at the slip speed at
 //!   which the viscous force balances the load, `v_s · (f_T / μ f_N)` (on a slope θ:
@@ -41,6 +47,8 @@ pub(crate) struct PenaltyLaw {
     pub(crate) frequency: f64,
     /// Slip speed below which friction is viscous.
     pub(crate) slip_speed: f64,
+    /// Penetration over which the damping grows from none to full (0: full at once).
+    pub(crate) onset: f64,
 }
 
 /// A held contact's spring–damper under the penalty model (unused by the LCP force law).
@@ -145,7 +153,15 @@ pub(super) fn forces(model: &GroupModel, law: &PenaltyLaw, y: &[f64]) -> Vec<Vec
                 return Vec3::zeros();
             }
             // f_N = max(0, K p + c ṗ), p = −d: never pulling (§7.2).
-            let normal = (-c.spring.k * k.gap - c.spring.c * k.gap_rate).max(0.0);
+            // The damping grows over the first `onset` of penetration, so that the force starts
+            // from zero (a jump of c ṗ where a contact starts to push is a discontinuity in
+            // the ODE, which error control can only step over at a step of tolerance / jump).
+            let ramp = if law.onset > 0.0 {
+                (-k.gap / law.onset).min(1.0)
+            } else {
+                1.0
+            };
+            let normal = (-c.spring.k * k.gap - ramp * c.spring.c * k.gap_rate).max(0.0);
             let p = k.point.coords;
             let relative = a.point_velocity(&p) - b.point_velocity(&p);
             let slip = relative - k.normal * k.normal.dot(&relative);
@@ -154,6 +170,16 @@ pub(super) fn forces(model: &GroupModel, law: &PenaltyLaw, y: &[f64]) -> Vec<Vec
             k.normal * normal + friction
         })
         .collect()
+}
+
+/// Whether a held contact at gap `gap` has sunk past the release gap (the envelope) under the
+/// penalty model: no load the springs are meant for sinks a contact that far (a body's weight
+/// sinks it a hundredth of it), so it is not one the springs can hold — a contact point that
+/// slid off the face whose plane it is held on (a held plane has no edges) and now reads a
+/// false penetration. It is let go, as an opening contact is, and the narrow phase decides
+/// afresh what touches (a real overlap that deep stops the run as under every model).
+pub(super) fn too_deep(holding: &super::Holding, gap: f64) -> bool {
+    holding.penalty.is_some() && gap < -holding.release_gap
 }
 
 /// The deepest penetration of the held contacts at group state `y` (0 if none overlaps).
