@@ -6,6 +6,7 @@
 mod controllers;
 pub mod import;
 mod multibody;
+mod penalty;
 pub(crate) mod reader;
 mod run_options;
 
@@ -158,7 +159,12 @@ const INTEGRATOR_KEYS: &[&str] = &[
     "max_step",
     "min_step",
 ];
-const MATERIAL_KEYS: &[&str] = &["friction", "restitution"];
+const MATERIAL_KEYS: &[&str] = &[
+    "friction",
+    "restitution",
+    "penalty_stiffness",
+    "penalty_damping",
+];
 const BODY_KEYS: &[&str] = &[
     "name",
     "shape",
@@ -261,10 +267,12 @@ impl<'c, 's> SceneReader<'c, 's> {
         if let Some(eps) = get("collision_epsilon").and_then(|v| v.positive()) {
             settings.collision_epsilon = eps;
         }
-        if let Some(model) = get("contact_model").and_then(|v| v.choice(&["impulse", "constraint"]))
+        if let Some(model) =
+            get("contact_model").and_then(|v| v.choice(&["impulse", "constraint", "penalty"]))
         {
             settings.contact_model = match model {
                 "constraint" => ContactModel::Constraint,
+                "penalty" => ContactModel::Penalty,
                 _ => ContactModel::Impulse,
             };
         }
@@ -360,6 +368,7 @@ impl<'c, 's> SceneReader<'c, 's> {
         }
 
         let materials = self.read_materials(root);
+        settings.penalty_materials = self.read_penalty_materials(root);
         if let Some(default) = materials.get("default") {
             settings.default_material = *default;
         }

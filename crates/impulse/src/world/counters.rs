@@ -54,6 +54,18 @@ pub struct Counters {
     pub multibody: Option<MultibodyCounters>,
     /// The constraint groups' counters, under constraint-based contact.
     pub constraint: Option<ConstraintCounters>,
+    /// The penalty groups' counters, under the penalty model.
+    pub penalty: Option<PenaltyCounters>,
+}
+
+/// What the penalty model did (`contact_model = "penalty"`), summed over groups; its deepest
+/// penetration is the run's `max_penetration`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PenaltyCounters {
+    /// Evaluations of the spring–damper forces (one per derivative evaluation of a group).
+    pub evaluations: u64,
+    /// Integration steps of the groups (the stiff springs set their size).
+    pub steps: u64,
 }
 
 /// What constraint-based contact did (`contact_model = "constraint"`), summed over groups.
@@ -133,6 +145,12 @@ impl Counters {
                 ("ray_impulses", c.ray_impulses),
             ]);
         }
+        if let Some(p) = &self.penalty {
+            entries.extend([
+                ("penalty_evaluations", p.evaluations),
+                ("penalty_steps", p.steps),
+            ]);
+        }
         entries.sort_unstable_by_key(|&(name, _)| name);
         entries
     }
@@ -146,6 +164,7 @@ impl Index<&str> for Counters {
     fn index(&self, name: &str) -> &u64 {
         let m = self.multibody.as_ref();
         let c = self.constraint.as_ref();
+        let p = self.penalty.as_ref();
         let counter = match name {
             "integrator_steps" => Some(&self.integrator_steps),
             "integrator_rejected_steps" => Some(&self.integrator_rejected_steps),
@@ -178,6 +197,8 @@ impl Index<&str> for Counters {
             "constraint_steps" => c.map(|c| &c.steps),
             "constraint_basis_restarts" => c.map(|c| &c.basis_restarts),
             "ray_impulses" => c.map(|c| &c.ray_impulses),
+            "penalty_evaluations" => p.map(|p| &p.evaluations),
+            "penalty_steps" => p.map(|p| &p.steps),
             _ => None,
         };
         counter.unwrap_or_else(|| panic!("no counter named `{name}`"))
@@ -227,16 +248,20 @@ mod tests {
                 basis_restarts: 30,
                 ray_impulses: 31,
             }),
+            penalty: Some(PenaltyCounters {
+                evaluations: 32,
+                steps: 33,
+            }),
         };
         let entries = counters.entries();
-        assert_eq!(entries.len(), 31);
+        assert_eq!(entries.len(), 33);
         assert!(
             entries.windows(2).all(|w| w[0].0 < w[1].0),
             "sorted, distinct"
         );
         let mut values: Vec<u64> = entries.iter().map(|&(_, v)| v).collect();
         values.sort_unstable();
-        assert_eq!(values, (1..=31).collect::<Vec<u64>>(), "each field once");
+        assert_eq!(values, (1..=33).collect::<Vec<u64>>(), "each field once");
         for (name, value) in entries {
             assert_eq!(counters[name], value, "{name}");
         }

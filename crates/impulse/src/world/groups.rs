@@ -155,6 +155,7 @@ impl EventLoop {
             stiffness: (gravity / epsilon).sqrt().max(1.0 / settings.box_period),
             release_gap: epsilon,
             gap: HELD_GAP * epsilon,
+            penalty: super::penalty::penalty_law(settings),
         }
     }
 
@@ -597,6 +598,7 @@ impl EventLoop {
             self.colliders.pose(p.1, world),
         );
         let (model_a, model_b) = (&self.colliders.models[p.0], &self.colliders.models[p.1]);
+        let spring = self.pair_spring(p, material.restitution, world);
         let mut held = Vec::new();
         for (_, piece) in pieces {
             let a = ContactSide::of_part(model_a, &pose_a, piece.parts.0, rigid(&ma));
@@ -673,6 +675,7 @@ impl EventLoop {
                     restitution: material.restitution,
                     sliding: false,
                     slip_direction: crate::math::Vec3::zeros(),
+                    spring,
                 });
             }
         }

@@ -19,6 +19,7 @@ mod groups;
 mod islands;
 mod materials;
 mod pair_check;
+mod penalty;
 mod respond;
 mod schedule;
 mod settings;
@@ -28,10 +29,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use colliders::{Colliders, Participants, may_collide};
 pub use contact_report::{Consistency, ContactReport, ReportedContact};
-pub use counters::{ConstraintCounters, Counters, MultibodyCounters};
+pub use counters::{ConstraintCounters, Counters, MultibodyCounters, PenaltyCounters};
 pub use error::{AddBodyError, AddMultibodyError, SimulationError};
 use event_loop::EventLoop;
 pub(crate) use materials::MaterialTable;
+pub use penalty::PenaltyMaterial;
 pub use settings::{
     BroadPhaseKind, ContactModel, EnergyBound, MIN_CLUSTER_REBOUND, MicrocollisionClusters,
     SettingsError, WorldSettings,
@@ -570,7 +572,10 @@ impl World {
 
     /// Deepest interpenetration seen so far.
     pub fn max_penetration(&self) -> f64 {
-        self.collisions.max_penetration
+        // Under the penalty model the springs' own overlap too (Baraff ch. 7).
+        self.collisions
+            .max_penetration
+            .max(self.groups.counters().deepest)
     }
 
     /// Pairs of colliders (bodies and multibody links) that overlap now, with their depths:
@@ -689,6 +694,13 @@ impl World {
                     steps: g.steps,
                     basis_restarts: g.basis_restarts,
                     ray_impulses: g.ray_impulses,
+                }
+            }),
+            penalty: (self.settings.contact_model == ContactModel::Penalty).then(|| {
+                let g = self.groups.counters();
+                PenaltyCounters {
+                    evaluations: g.solves,
+                    steps: g.steps,
                 }
             }),
             ..self.collisions.counters

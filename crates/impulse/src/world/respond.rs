@@ -56,7 +56,10 @@ impl EventLoop {
                 }
             }
             // Baraff: collisions by one simultaneous solve, resting contacts held by forces.
-            ContactModel::Constraint => self.respond_constraint(p, t, contact, world)?,
+            // Baraff ch. 7: the same, with the contacts held by springs (`super::penalty`).
+            ContactModel::Constraint | ContactModel::Penalty => {
+                self.respond_constraint(p, t, contact, world)?
+            }
         }
         Ok(())
     }

@@ -21,6 +21,9 @@ pub enum ContactModel {
     /// persist held by contact forces from an LCP at every derivative evaluation (ch. 8–14).
     /// Contacts with multibody links and kinematic bodies are still answered by impulses.
     Constraint,
+    /// The penalty method (Baraff ch. 7): collisions as under [`ContactModel::Constraint`],
+    /// contacts that persist held by a spring–damper each (see [`super::PenaltyMaterial`]).
+    Penalty,
 }
 
 /// How the microcollisions of bodies resting on each other (a pile, a stack, a row of fallen
@@ -74,6 +77,9 @@ pub struct WorldSettings {
     pub sleep: Sleep,
     /// How far the total energy may rise before the run stops with an error.
     pub energy_bound: EnergyBound,
+    /// Penalty springs by material name, under [`ContactModel::Penalty`] (a material missing
+    /// here gets the defaults).
+    pub penalty_materials: std::collections::BTreeMap<String, super::PenaltyMaterial>,
 }
 
 /// How far a run's total energy (kinetic, gravitational and spring energy of the dynamic bodies
@@ -115,6 +121,7 @@ impl Default for WorldSettings {
             max_penetration: None,
             sleep: Sleep::default(),
             energy_bound: EnergyBound::Auto,
+            penalty_materials: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -247,6 +254,16 @@ impl WorldSettings {
                 "a finite energy rise of at least 0",
                 gain.to_string(),
             );
+        }
+        for spring in self.penalty_materials.values() {
+            let bad = |x: Option<f64>| x.is_some_and(|x| !positive(x));
+            if bad(spring.stiffness) || bad(spring.damping) {
+                return fail(
+                    "penalty_materials",
+                    "a positive finite stiffness and damping ratio",
+                    format!("{spring:?}"),
+                );
+            }
         }
         if !positive(self.sleep.time) {
             return fail(

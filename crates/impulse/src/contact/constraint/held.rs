@@ -62,6 +62,8 @@ pub(crate) struct HeldContact {
     /// While it slides: the direction of its slip at the start of the current step, which its
     /// dynamic friction opposes through the step (zero when it sticks).
     pub(crate) slip_direction: Vec3,
+    /// The spring–damper under the penalty model.
+    pub(crate) spring: super::penalty::Spring,
 }
 
 /// A body's motion at one instant: centre of mass, orientation, velocity, angular velocity.
@@ -245,6 +247,7 @@ mod tests {
                 restitution: 0.0,
                 sliding: false,
                 slip_direction: Vec3::zeros(),
+                spring: Default::default(),
             },
             HeldContact {
                 pair: (0, 1),
@@ -260,6 +263,7 @@ mod tests {
                 restitution: 0.0,
                 sliding: false,
                 slip_direction: Vec3::zeros(),
+                spring: Default::default(),
             },
         ];
         let h = 1e-5;
@@ -311,6 +315,7 @@ mod tests {
             restitution: 0.0,
             sliding: false,
             slip_direction: Vec3::zeros(),
+            spring: Default::default(),
         };
         let k = contact.kinematics(&ball, &Motion::FIXED);
         assert!(k.gap.abs() < 1e-15 && k.gap_rate.abs() < 1e-15);

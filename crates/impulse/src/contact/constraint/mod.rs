@@ -24,6 +24,7 @@
 //! its step by the ray's impulse and a collision solve, then integrated on.
 
 pub(crate) mod held;
+pub(crate) mod penalty;
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -102,6 +103,8 @@ pub(crate) struct Holding {
     pub(crate) release_gap: f64,
     /// The gap the drift correction draws a contact to.
     pub(crate) gap: f64,
+    /// Under the penalty model: spring–dampers instead of the LCP (see [`penalty`]).
+    pub(crate) penalty: Option<penalty::PenaltyLaw>,
 }
 
 /// What a group's integration met that the event loop must act on.
@@ -112,7 +115,7 @@ pub(crate) enum Interruption {
 }
 
 /// Counts of what groups did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct GroupCounters {
     /// LCP solves (one per derivative evaluation), and of those the warm starts kept.
     pub(crate) solves: u64,
@@ -122,6 +125,8 @@ pub(crate) struct GroupCounters {
     pub(crate) basis_restarts: u64,
     /// Configurations with no valid contact forces answered by a ray's impulse (ch. 13).
     pub(crate) ray_impulses: u64,
+    /// Under the penalty model: the deepest penetration at a step's end.
+    pub(crate) deepest: f64,
 }
 
 impl GroupCounters {
@@ -132,6 +137,7 @@ impl GroupCounters {
         self.steps += other.steps;
         self.basis_restarts += other.basis_restarts;
         self.ray_impulses += other.ray_impulses;
+        self.deepest = self.deepest.max(other.deepest);
     }
 }
 
@@ -197,12 +203,16 @@ impl ContactGroup {
                 Vec3::zeros()
             };
         }
+        let mut model = GroupModel {
+            members,
+            contacts,
+            holding,
+        };
+        if let Some(law) = &holding.penalty {
+            penalty::resolve_springs(&mut model, &state, law);
+        }
         Self {
-            model: GroupModel {
-                members,
-                contacts,
-                holding,
-            },
+            model,
             time: t,
             state,
             flight: None,
@@ -409,10 +419,11 @@ impl ContactGroup {
             } else {
                 // Lemke at every evaluation: a new basis is a change of mode.
                 *self.warm.borrow() == basis_before
-            } && !slip_reversed(
-                &self.model.contacts,
-                &motions(&end_state, self.model.members.len()),
-            );
+            } && (self.model.holding.penalty.is_some()
+                || !slip_reversed(
+                    &self.model.contacts,
+                    &motions(&end_state, self.model.members.len()),
+                ));
             let taken = end_time - start_time;
             if !holds && self.hold_basis && halvings < LOCATE_HALVINGS {
                 // The mode changed within the step: again from its start, half as far.
@@ -440,8 +451,14 @@ impl ContactGroup {
             let released = self.model.contacts.iter().any(|c| {
                 let k = c.kinematics(&side_motion(&motions, c.a), &side_motion(&motions, c.b));
                 k.gap > self.model.holding.release_gap
+                    || penalty::too_deep(&self.model.holding, k.gap)
             });
-            let modes_changed = update_modes(
+            if self.model.holding.penalty.is_some() {
+                let mut counters = self.counters.borrow_mut();
+                counters.deepest = counters.deepest.max(penalty::deepest(&self.model, &end_state));
+            }
+            let modes_changed = self.model.holding.penalty.is_none()
+                && update_modes(
                 &mut self.model.contacts,
                 &motions,
                 self.model.holding.sliding_speed,
@@ -827,7 +844,13 @@ impl OdeSystem for GroupOde<'_> {
         let mut y = y.to_vec();
         normalize(&mut y);
         let (bodies, points) = self.problem(&y);
-        let forces = self.contact_forces(&bodies, &points, t);
+        let forces = match &self.model.holding.penalty {
+            Some(law) => {
+                self.counters.borrow_mut().solves += 1;
+                penalty::forces(self.model, law, &y)
+            }
+            None => self.contact_forces(&bodies, &points, t),
+        };
         let wrenches = body_wrenches(&bodies, &points, &forces);
         for (k, (member, (body, (force, torque)))) in self
             .model

@@ -14,6 +14,7 @@ fn holding() -> Holding {
         stiffness: 100.0,
         release_gap: 1e-3,
         gap: 0.0,
+        penalty: None,
     }
 }
 
@@ -57,6 +58,7 @@ fn corners_on_plane(k: usize, h: Vec3, plane: Vec3, n: Vec3, mu: f64) -> Vec<Hel
             restitution: 0.0,
             sliding: false,
             slip_direction: crate::math::Vec3::zeros(),
+            spring: Default::default(),
         })
         .collect()
 }
@@ -192,6 +194,7 @@ fn a_ball_sliding_on_the_ground_starts_rolling_at_two_sevenths() {
         restitution: 0.0,
         sliding: false,
         slip_direction: crate::math::Vec3::zeros(),
+        spring: Default::default(),
     };
     let start = state(Vec3::new(0.0, 0.0, r), Quat::identity(), Vec3::x() * v0, Vec3::zeros());
     let mut group = ContactGroup::new(vec![member], &[start], vec![contact], holding(), 0.0);
