@@ -10,7 +10,8 @@ use std::path::{Path as FilePath, PathBuf};
 
 use crate::math::{Mat3, Quat, Vec3};
 use crate::scene::reader::{Context, Table, Value};
-use crate::scene::{Diagnostic, SceneError, read_orientation};
+use crate::scene::world_table::RunHeader;
+use crate::scene::{Diagnostic, SceneError, read_document, read_orientation};
 
 use super::{
     Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Handedness, JointDesc, Path,
@@ -82,62 +83,29 @@ pub fn is_assembly_scene(text: &str) -> bool {
 
 /// Reads and builds the assembly scene in `path`.
 pub fn load(path: &FilePath) -> Result<AssemblyScene, SceneError> {
-    let text = std::fs::read_to_string(path).map_err(|e| SceneError::Io {
-        path: path.to_path_buf(),
-        message: format!("cannot read the scene file: {e}"),
-    })?;
-    parse(path, &text)
+    parse(path, &crate::scene::read_text(path)?)
 }
 
 /// Builds an assembly scene from `text`, as if read from `path`.
 pub fn parse(path: &FilePath, text: &str) -> Result<AssemblyScene, SceneError> {
-    let ctx = Context::new(path, text);
-    let scene = ctx.parse().and_then(|doc| {
-        let root = Table::root(&ctx, &doc);
-        read(&ctx, &root)
-    });
-    let errors = ctx.error_count();
-    let diagnostics = ctx.into_diagnostics();
-    match scene {
-        Some(mut scene) if errors == 0 => {
-            scene.warnings = diagnostics;
-            Ok(scene)
-        }
-        _ => Err(SceneError::Invalid(diagnostics)),
-    }
+    let (mut scene, warnings) = read_document(path, text, read)?;
+    scene.warnings = warnings;
+    Ok(scene)
 }
 
 fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
     root.reject_unknown(ROOT_KEYS);
-    let world = root.table("world");
-    if let Some(w) = &world {
-        w.reject_unknown(WORLD_KEYS);
-    }
-    let get = |key: &str| world.as_ref().and_then(|w| w.get(key));
-    let name = get("name")
-        .and_then(|v| v.string().map(str::to_string))
-        .unwrap_or_else(|| {
-            ctx.path()
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "assembly".into())
-        });
-    let gravity = get("gravity")
+    let header = RunHeader::read(ctx, root, WORLD_KEYS, "assembly");
+    let gravity = header
+        .get("gravity")
         .and_then(|v| v.vec3())
         .unwrap_or(Vec3::new(0.0, 0.0, -9.81));
-    let duration = get("duration").and_then(|v| v.positive()).unwrap_or(1.0);
-    let output_rate = get("output_rate")
-        .and_then(|v| v.positive())
-        .unwrap_or(60.0);
-    if let Some(v) = get("output_rate")
-        && duration * output_rate > crate::scene::MAX_FRAMES
-    {
-        v.error(format!(
-            "{} frames is more than {} (lower output_rate or duration)",
-            duration * output_rate,
-            crate::scene::MAX_FRAMES
-        ));
-    }
+    let RunHeader {
+        name,
+        duration,
+        output_rate,
+        ..
+    } = header;
 
     let mut settings = AssemblySettings::with_step(gravity, 1e-3);
     if let Some(a) = root.table("assembly") {

@@ -8,6 +8,7 @@ pub mod heap;
 pub mod manifold;
 pub mod model;
 pub mod narrow;
+mod flat_face;
 pub mod overlap;
 pub mod toi;
 pub mod vclip;

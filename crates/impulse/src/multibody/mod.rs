@@ -20,6 +20,7 @@ pub mod aba;
 pub mod build;
 pub mod controller;
 pub mod crba;
+mod envelope;
 pub mod impulse;
 pub mod joint;
 #[allow(clippy::module_inception)]
@@ -29,8 +30,8 @@ pub mod tree;
 
 pub use build::{BodyLookup, BuildError, JointDesc, MultibodyDesc, WORLD};
 pub use controller::{Commands, Controller, Observation, Observations};
+pub(crate) use envelope::EnvelopeBuilder;
 pub use joint::JointKind;
-pub(crate) use multibody::EnvelopeBuilder;
 pub use multibody::{
     LinkEnvelope, MIN_CONTROLLER_PERIOD, MotionEnvelope, Multibody, MultibodyError, MultibodyId,
     MultibodyOde,

@@ -347,15 +347,9 @@ fn read_steered_link<'a, 'c, 's>(
             }
         }
     });
-    let relative_to = t.get("relative_to").and_then(|v| {
-        let name = v.string()?.to_string();
-        if name == owner.name {
-            v.error("a controller cannot steer by its own multibody");
-            return None;
-        }
-        owner.watches.push((name.clone(), v));
-        Some(name)
-    });
+    let relative_to = t
+        .get("relative_to")
+        .and_then(|v| watched(v, owner, "a controller cannot steer by its own multibody"));
     let (link, rate) = (link?, rate?);
     t.reject_unknown(keys);
     Some((link, relative_to, rate))
@@ -490,7 +484,7 @@ impl CreatureTiming {
         let rate = t
             .required("rate", "servo updates per unit time (a positive number)")
             .and_then(update_rate);
-        let decision_rate = optional_positive(t, "decision_rate", 100.0);
+        let decision_rate = optional(t, "decision_rate", 100.0, Value::positive);
         let arena = positive(t, "arena", "half-width of the square world (> 0)");
         Self {
             rate,
@@ -505,23 +499,35 @@ impl CreatureTiming {
     }
 }
 
+/// The kind of number a key takes: [`Value::positive`], [`Value::non_negative`] or
+/// [`Value::number`].
+type Number<'c, 's> = fn(&Value<'c, 's>) -> Option<f64>;
+
+/// A required number `key`, of the kind `number` reads.
+fn required<'c, 's>(
+    t: &Table<'c, 's>,
+    key: &str,
+    expected: &str,
+    number: Number<'c, 's>,
+) -> Option<f64> {
+    number(&t.required(key, expected)?)
+}
+
 /// A required number > 0.
 fn positive(t: &Table<'_, '_>, key: &str, expected: &str) -> Option<f64> {
-    t.required(key, expected)?.positive()
+    required(t, key, expected, Value::positive)
 }
 
-/// An optional number > 0, `default` when absent (`None` when given wrong).
-fn optional_positive(t: &Table<'_, '_>, key: &str, default: f64) -> Option<f64> {
+/// An optional number `key`, of the kind `number` reads; `default` when absent (`None` when
+/// given wrong).
+fn optional<'c, 's>(
+    t: &Table<'c, 's>,
+    key: &str,
+    default: f64,
+    number: Number<'c, 's>,
+) -> Option<f64> {
     match t.get(key) {
-        Some(v) => v.positive(),
-        None => Some(default),
-    }
-}
-
-/// An optional number ≥ 0, `default` when absent (`None` when given wrong).
-fn optional_non_negative(t: &Table<'_, '_>, key: &str, default: f64) -> Option<f64> {
-    match t.get(key) {
-        Some(v) => v.non_negative(),
+        Some(v) => number(&v),
         None => Some(default),
     }
 }
@@ -563,16 +569,20 @@ fn creature_joints(
     names.into_iter().collect()
 }
 
-/// Another multibody a creature watches (hunts or flees).
-fn watched<'c, 's>(v: Value<'c, 's>, owner: &mut Owner<'_, 'c, 's>) -> Option<String> {
+/// Another multibody a controller watches (steers by, hunts or flees), checked once every
+/// multibody is read; `own` is the error for naming the controller's own multibody.
+fn watched<'c, 's>(v: Value<'c, 's>, owner: &mut Owner<'_, 'c, 's>, own: &str) -> Option<String> {
     let name = v.string()?.to_string();
     if name == owner.name {
-        v.error("a creature cannot watch its own multibody");
+        v.error(own);
         return None;
     }
     owner.watches.push((name.clone(), v));
     Some(name)
 }
+
+/// What a creature is told when it names its own multibody to hunt or flee.
+const CREATURE_WATCHES_ITSELF: &str = "a creature cannot watch its own multibody";
 
 /// `"rover"`: the creature war's rover (a demo controller).
 fn read_rover<'c, 's>(t: &Table<'c, 's>, owner: &mut Owner<'_, 'c, 's>) -> Option<ControllerDesc> {
@@ -599,25 +609,28 @@ fn read_rover<'c, 's>(t: &Table<'c, 's>, owner: &mut Owner<'_, 'c, 's>) -> Optio
                 v.error("expected at least one multibody to hunt");
                 return None;
             }
-            let names: Vec<Option<String>> = items.into_iter().map(|v| watched(v, owner)).collect();
+            let names: Vec<Option<String>> = items
+                .into_iter()
+                .map(|v| watched(v, owner, CREATURE_WATCHES_ITSELF))
+                .collect();
             names.into_iter().collect::<Option<Vec<String>>>()
         });
     let wheel_radius = positive(t, "wheel_radius", "the wheels' radius (> 0)");
-    let wheel_kv = t
-        .required("wheel_kv", "the wheel servos' gain (≥ 0)")
-        .and_then(|v| v.non_negative());
+    let wheel_kv = required(
+        t,
+        "wheel_kv",
+        "the wheel servos' gain (≥ 0)",
+        Value::non_negative,
+    );
     let speed = positive(t, "speed", "cruising ground speed (> 0)");
-    let wheel_max_torque = optional_positive(t, "wheel_max_torque", f64::INFINITY);
-    let piston_kp = optional_non_negative(t, "piston_kp", 0.0);
-    let piston_kv = optional_non_negative(t, "piston_kv", 0.0);
-    let piston_max_force = optional_positive(t, "piston_max_force", f64::INFINITY);
-    let jack = match t.get("jack") {
-        Some(v) => v.number(),
-        None => Some(0.0),
-    };
-    let push_distance = optional_positive(t, "push_distance", 50.0);
-    let prey_deceleration = optional_positive(t, "prey_deceleration", 150.0);
-    let reverse_speed = optional_positive(t, "reverse_speed", 5.0);
+    let wheel_max_torque = optional(t, "wheel_max_torque", f64::INFINITY, Value::positive);
+    let piston_kp = optional(t, "piston_kp", 0.0, Value::non_negative);
+    let piston_kv = optional(t, "piston_kv", 0.0, Value::non_negative);
+    let piston_max_force = optional(t, "piston_max_force", f64::INFINITY, Value::positive);
+    let jack = optional(t, "jack", 0.0, Value::number);
+    let push_distance = optional(t, "push_distance", 50.0, Value::positive);
+    let prey_deceleration = optional(t, "prey_deceleration", 150.0, Value::positive);
+    let reverse_speed = optional(t, "reverse_speed", 5.0, Value::positive);
     let (
         Some((rate, decision_rate, arena)),
         Some(left),
@@ -695,14 +708,19 @@ fn read_bug<'c, 's>(t: &Table<'c, 's>, owner: &mut Owner<'_, 'c, 's>) -> Option<
     };
     let (left, right) = (leg("left_leg"), leg("right_leg"));
     let leg_rate = positive(t, "leg_rate", "the legs' rate when walking straight (> 0)");
-    let leg_kv = t
-        .required("leg_kv", "the leg servos' gain (≥ 0)")
-        .and_then(|v| v.non_negative());
-    let leg_max_torque = optional_positive(t, "leg_max_torque", f64::INFINITY);
-    let turn_gain = optional_non_negative(t, "turn_gain", 1.0);
-    let threat = t.get("threat").and_then(|v| watched(v, owner));
-    let threat_radius = optional_non_negative(t, "threat_radius", 0.0);
-    let repulsion = optional_non_negative(t, "repulsion", 0.0);
+    let leg_kv = required(
+        t,
+        "leg_kv",
+        "the leg servos' gain (≥ 0)",
+        Value::non_negative,
+    );
+    let leg_max_torque = optional(t, "leg_max_torque", f64::INFINITY, Value::positive);
+    let turn_gain = optional(t, "turn_gain", 1.0, Value::non_negative);
+    let threat = t
+        .get("threat")
+        .and_then(|v| watched(v, owner, CREATURE_WATCHES_ITSELF));
+    let threat_radius = optional(t, "threat_radius", 0.0, Value::non_negative);
+    let repulsion = optional(t, "repulsion", 0.0, Value::non_negative);
     if let Some(v) = t.get("threat")
         && !t.has("threat_radius")
     {

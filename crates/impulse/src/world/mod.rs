@@ -12,6 +12,7 @@ mod colliders;
 mod contact_report;
 mod counters;
 mod edit;
+mod energy;
 mod envelopes;
 mod error;
 mod event_loop;
@@ -30,6 +31,7 @@ use std::collections::{BTreeMap, HashMap};
 use colliders::{Colliders, Participants, may_collide};
 pub use contact_report::{Consistency, ContactReport, ReportedContact};
 pub use counters::{ConstraintCounters, Counters, MultibodyCounters, PenaltyCounters};
+pub use energy::Energy;
 pub use error::{AddBodyError, AddMultibodyError, SimulationError};
 use event_loop::EventLoop;
 pub(crate) use materials::MaterialTable;
@@ -44,7 +46,7 @@ use crate::collision::{NarrowStats, PairCache, closest};
 use crate::dynamics::{BodyDesc, BodyId, Material, MaterialError, RigidBody};
 use crate::math::{Point, Vec3};
 use crate::multibody::{BodyLookup, Multibody, MultibodyDesc, MultibodyId, Observations};
-use crate::response::{ResponseKind, RestitutionLaw};
+use crate::response::ResponseKind;
 
 /// Something that collides: a rigid body, or a link of a multibody.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -79,22 +81,6 @@ pub struct Interpenetration {
     pub colliders: (Collider, Collider),
     /// How deep.
     pub depth: f64,
-}
-
-/// Kinetic and gravitational potential energy of the dynamic bodies.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Energy {
-    /// Translational plus rotational kinetic energy.
-    pub kinetic: f64,
-    /// Gravitational potential energy, zero at the world origin.
-    pub potential: f64,
-}
-
-impl Energy {
-    /// Kinetic plus potential.
-    pub fn total(&self) -> f64 {
-        self.kinetic + self.potential
-    }
 }
 
 /// A rigid-body world.
@@ -452,87 +438,6 @@ impl World {
         self.check_energy()
     }
 
-    /// The rise of total energy allowed above the start's ([`EnergyBound`]), from the state at
-    /// the (re)start.
-    fn energy_allowance(&self) -> Option<f64> {
-        match self.settings.energy_bound {
-            EnergyBound::Off => None,
-            EnergyBound::Gain(gain) => Some(gain),
-            EnergyBound::Auto => {
-                let driven_body = |b: &RigidBody| {
-                    matches!(b.motion(), crate::MotionType::Kinematic(_))
-                        || (b.is_dynamic()
-                            && (b.force() != Vec3::zeros() || b.torque() != Vec3::zeros()))
-                };
-                let open = self.bodies.iter().any(driven_body)
-                    || self.multibodies.iter().any(Multibody::is_driven)
-                    || self.settings.restitution_law != RestitutionLaw::Stronge;
-                if open {
-                    return None;
-                }
-                let settings = &self.settings;
-                let throw = if settings.microcollisions {
-                    settings.microcollision_max_restitution
-                        * (2.0 * settings.gravity.norm() * settings.collision_epsilon).sqrt()
-                } else {
-                    0.0
-                };
-                let mass = self
-                    .bodies
-                    .iter()
-                    .filter(|b| b.is_dynamic())
-                    .map(RigidBody::mass)
-                    .sum::<f64>()
-                    + self
-                        .multibodies
-                        .iter()
-                        .flat_map(|m| m.tree().links().iter().map(|l| l.mass))
-                        .sum::<f64>();
-                let energy = self.energy();
-                let floor = 1e-6 * (energy.kinetic + energy.potential.abs());
-                Some((10.0 * 0.5 * mass * throw * throw).max(floor))
-            }
-        }
-    }
-
-    /// Stops the run if its energy has risen more than allowed.
-    fn check_energy(&self) -> Result<(), SimulationError> {
-        let Some(allowed) = self.energy_allowance else {
-            return Ok(());
-        };
-        let energy = self.energy();
-        let gain = energy.total() - self.energy_start;
-        // The sum's own rounding, a few ulps of its terms, is no gain: `energy_bound = 0`
-        // tripped on 3.5e-18 J in free fall (issue 42).
-        let rounding = 64.0
-            * f64::EPSILON
-            * (energy.kinetic + energy.potential.abs() + self.energy_start.abs());
-        if gain <= allowed + rounding {
-            return Ok(());
-        }
-        let bodies = self
-            .bodies
-            .iter()
-            .map(|b| (b.kinetic_energy(), b.name().to_string()));
-        let links = self.multibodies.iter().flat_map(|m| {
-            let name = m.name();
-            m.link_kinetic_energies()
-                .into_iter()
-                .map(move |(link, e)| (e, format!("{name}/{link}")))
-        });
-        let fastest = bodies
-            .chain(links)
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, name)| name)
-            .unwrap_or_default();
-        Err(SimulationError::EnergyGain {
-            gain,
-            allowed,
-            time: self.time,
-            fastest,
-        })
-    }
-
     /// The size (twice the bounding radius) of the smallest shape of a dynamic body, if any.
     pub fn smallest_dynamic_size(&self) -> Option<f64> {
         let smallest = self
@@ -640,25 +545,6 @@ impl World {
         found
     }
 
-    /// Energy of the dynamic bodies and multibodies.
-    pub fn energy(&self) -> Energy {
-        let gravity = self.settings.gravity;
-        let multibodies = &self.multibodies;
-        Energy {
-            kinetic: self.bodies.iter().map(|b| b.kinetic_energy()).sum::<f64>()
-                + multibodies.iter().map(|m| m.kinetic_energy()).sum::<f64>(),
-            potential: self
-                .bodies
-                .iter()
-                .map(|b| b.potential_energy(&gravity))
-                .sum::<f64>()
-                + multibodies
-                    .iter()
-                    .map(|m| m.potential_energy())
-                    .sum::<f64>(),
-        }
-    }
-
     /// Event and work counters.
     pub fn counters(&self) -> Counters {
         let (accepted, rejected) = self
@@ -729,6 +615,7 @@ mod tests {
     use super::*;
     use crate::geometry::Shape;
     use crate::math::{Quat, pose};
+    use crate::response::RestitutionLaw;
 
     /// Two 3 kg balls in a closed world (gravity 9.81, ε = 1e-3, e_max = 5).
     fn closed_world() -> World {

@@ -332,26 +332,23 @@ fn geometry(node: Node<'_, '_>, dir: &Path, diag: &mut Diagnostics) -> Option<Ge
                 half_extents: size / 2.0,
             })
         }
-        "cylinder" => {
+        // A capsule is not in the URDF specification, but common (ROS 2, Drake, MuJoCo read
+        // it): `length` between the cap centres, along z. A cylinder's is its full height.
+        kind @ ("cylinder" | "capsule") => {
             required(shape, "radius", "a positive number", diag);
             required(shape, "length", "a positive number", diag);
             let radius = positive(shape, "radius", diag)?;
-            let length = positive(shape, "length", diag)?;
-            Some(GeomShape::Cylinder {
-                radius,
-                half_height: length / 2.0,
-            })
-        }
-        "capsule" => {
-            // Not in the URDF specification, but common (ROS 2, Drake, MuJoCo read it):
-            // `length` between the cap centres, along z.
-            required(shape, "radius", "a positive number", diag);
-            required(shape, "length", "a positive number", diag);
-            let radius = positive(shape, "radius", diag)?;
-            let length = positive(shape, "length", diag)?;
-            Some(GeomShape::Capsule {
-                radius,
-                half_height: length / 2.0,
+            let half_height = positive(shape, "length", diag)? / 2.0;
+            Some(if kind == "cylinder" {
+                GeomShape::Cylinder {
+                    radius,
+                    half_height,
+                }
+            } else {
+                GeomShape::Capsule {
+                    radius,
+                    half_height,
+                }
             })
         }
         "sphere" => {

@@ -1,7 +1,8 @@
 //! Changes a caller makes to a body's loads and surface between advances (through
 //! [`crate::World`], which also rebuilds its event loop; see `world/edit.rs`).
 
-use super::{Material, RigidBody};
+use super::RigidBody;
+use crate::dynamics::Material;
 use crate::integrate::IntegrationError;
 use crate::math::Vec3;
 
