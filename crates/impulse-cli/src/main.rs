@@ -3,6 +3,7 @@
 mod assembly;
 mod builtin;
 mod check;
+mod compare;
 mod contacts;
 mod framing;
 mod mass;
@@ -50,6 +51,9 @@ enum Command {
         /// The scene file (TOML).
         scene: PathBuf,
     },
+    /// Run one scene under the impulse, constraint and penalty contact models and compare
+    /// them: wall time, energy, penetration, collisions, final positions, an energy plot.
+    Compare(compare::CompareArgs),
     /// The contact problem at one instant: contacts, Baraff's LCP, Lemke's answer, and whether
     /// it is consistent, inconsistent or indeterminate.
     Contacts(contacts::ContactsArgs),
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Check { scene } => check::check(&scene),
         Command::Contacts(args) => contacts::contacts(&args),
+        Command::Compare(args) => compare::compare(&args),
         Command::Mass(args) => mass::mass(&args),
         Command::View(args) => view::view(&args),
         Command::Render(args) => render::render(&args),

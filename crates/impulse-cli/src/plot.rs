@@ -330,6 +330,87 @@ impl EnergyChart<'_> {
 }
 chart!(EnergyChart<'_>);
 
+/// The total energy of one scene under several contact models (`impulse compare`).
+struct ComparisonChart<'a> {
+    title: &'a str,
+    series: &'a [(&'a str, &'a [f64], &'a [f64])],
+}
+
+impl ComparisonChart<'_> {
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let error = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        area.fill(&WHITE).map_err(error)?;
+        let points = || {
+            self.series
+                .iter()
+                .flat_map(|(_, t, e)| t.iter().copied().zip(e.iter().copied()))
+                .filter(|(t, e)| t.is_finite() && e.is_finite() && e.abs() < 1e300)
+        };
+        let (lo, hi) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, v)| {
+            (lo.min(v), hi.max(v))
+        });
+        let end = points().map(|(t, _)| t).fold(0.0, f64::max);
+        let range = padded(lo, hi);
+        let mut chart = ChartBuilder::on(area)
+            .caption(
+                format!("Total energy under each contact model — {}", self.title),
+                ("sans-serif", 20),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(80)
+            .build_cartesian_2d(
+                0.0..if end > 0.0 { end } else { 1.0 },
+                range.start..range.end + 0.2 * (range.end - range.start),
+            )
+            .map_err(error)?;
+        chart
+            .configure_mesh()
+            .x_desc("time")
+            .y_desc("energy (scene units)")
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
+            .bold_line_style(RGBColor(215, 215, 215))
+            .light_line_style(RGBColor(244, 244, 244))
+            .max_light_lines(4)
+            .draw()
+            .map_err(error)?;
+        let colors = [rgb([30, 30, 30]), rgb([225, 87, 89]), rgb([78, 121, 167])];
+        for (k, (name, times, values)) in self.series.iter().enumerate() {
+            let color = colors[k % colors.len()];
+            chart
+                .draw_series(LineSeries::new(
+                    finite(times.iter().copied().zip(values.iter().copied())),
+                    color.stroke_width(2),
+                ))
+                .map_err(error)?
+                .label(*name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(200, 200, 200))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(error)?;
+        Ok(())
+    }
+}
+chart!(ComparisonChart<'_>);
+
+/// Writes `energy.svg` and `energy.png` in `dir`: each `(name, times, total energies)` series
+/// as one line.
+pub(crate) fn energy_comparison(
+    dir: &Path,
+    title: &str,
+    series: &[(&str, &[f64], &[f64])],
+) -> Result<(), String> {
+    save(&ComparisonChart { title, series }, dir, "energy")
+}
+
 struct RateChart<'a>(&'a Recording);
 
 impl RateChart<'_> {

@@ -57,3 +57,42 @@ fn contacts_refuses_a_negative_time() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn compare_runs_a_scene_under_all_three_models() {
+    // scenes/constraint/box_on_slope.toml for 0.2 s under each model: three rows, all
+    // completed, the files written. The constraint model holds the box with forces that do no
+    // work: its energy falls (the landing) and never rises by more than the drift correction's
+    // lift of its 4.9 N weight through a micrometre.
+    let dir = scratch("compare_box_on_slope");
+    let out = impulse(&[
+        "compare",
+        "scenes/constraint/box_on_slope.toml",
+        "--duration",
+        "0.2",
+        "--out",
+        dir.to_str().expect("utf-8 path"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for file in [
+        "compare.csv",
+        "compare.json",
+        "energy.csv",
+        "energy.svg",
+        "energy.png",
+    ] {
+        assert!(dir.join(file).is_file(), "{file} missing");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("compare.json")).expect("json"))
+            .expect("JSON");
+    let models = json["models"].as_array().expect("models");
+    let names: Vec<&str> = models.iter().filter_map(|m| m["model"].as_str()).collect();
+    assert_eq!(names, ["impulse", "constraint", "penalty"]);
+    for m in models {
+        assert_eq!(m["status"], "completed", "{m}");
+        assert!((m["sim_time"].as_f64().expect("time") - 0.2).abs() < 1e-12);
+    }
+    let rise = models[1]["largest_energy_rise"].as_f64().expect("rise");
+    assert!(rise < 4.905 * 1e-6, "constraint energy rose {rise} J");
+}
