@@ -91,7 +91,7 @@ pub struct ContactReport {
     /// Lemke's pivots.
     pub pivots: usize,
     /// The number of distinct basic solutions, when the problem was small enough to enumerate
-    /// (at most [`MAX_ENUMERATED`] unknowns).
+    /// (at most 16 unknowns).
     pub solutions: Option<usize>,
 }
 
