@@ -291,22 +291,27 @@ mod tests {
         ContactSystem::new(&[body], &points, 1e-6).expect("a valid system")
     }
 
-    #[test]
-    fn a_pushed_cube_below_its_friction_bound_is_held_by_forces_summing_to_its_loads() {
-        // Statics: the contact forces balance gravity m g and the push exactly, and the
-        // friction needed, push / (m g) = 0.2, is inside μ = 0.5, so the sticking answer is
-        // the box model's.
-        let (m, push) = (2.0, 0.2 * 2.0 * 9.81);
-        let system = pushed_cube(m, 0.5, push);
-        let lcp = StickingLcp::new(&system, 1e-9, 1e-9, &[]).expect("factored");
+    /// The sticking problem of `system` (compliances 1e-9) and Lemke's solution of it.
+    fn solved(system: &ContactSystem) -> (StickingLcp, DVector<f64>) {
+        let lcp = StickingLcp::new(system, 1e-9, 1e-9, &[]).expect("factored");
         let outcome =
             crate::lcp::lemke::solve(&lcp.matrix, &lcp.vector, None, &LemkeOptions::default())
                 .expect("a well-posed LCP");
         let Outcome::Solution(s) = outcome else {
             panic!("no solution: {outcome:?}")
         };
-        assert!(lcp.within_cones(&s.z, 1e-9));
-        let total: Vec3 = lcp.contact_forces(&s.z).iter().sum();
+        (lcp, s.z)
+    }
+
+    #[test]
+    fn a_pushed_cube_below_its_friction_bound_is_held_by_forces_summing_to_its_loads() {
+        // Statics: the contact forces balance gravity m g and the push exactly, and the
+        // friction needed, push / (m g) = 0.2, is inside μ = 0.5, so the sticking answer is
+        // the box model's.
+        let (m, push) = (2.0, 0.2 * 2.0 * 9.81);
+        let (lcp, z) = solved(&pushed_cube(m, 0.5, push));
+        assert!(lcp.within_cones(&z, 1e-9));
+        let total: Vec3 = lcp.contact_forces(&z).iter().sum();
         // Compliance 1e-9 of the coupling scale: the balance holds to that order.
         assert!(
             (total - Vec3::new(-push, 0.0, m * 9.81)).norm() < 1e-6 * m * 9.81,
@@ -319,14 +324,7 @@ mod tests {
         // push / (m g) = 0.8 > μ = 0.5: static friction cannot hold it (Coulomb), so the
         // forces the sticking problem finds leave the cone.
         let (m, push) = (2.0, 0.8 * 2.0 * 9.81);
-        let system = pushed_cube(m, 0.5, push);
-        let lcp = StickingLcp::new(&system, 1e-9, 1e-9, &[]).expect("factored");
-        let outcome =
-            crate::lcp::lemke::solve(&lcp.matrix, &lcp.vector, None, &LemkeOptions::default())
-                .expect("a well-posed LCP");
-        let Outcome::Solution(s) = outcome else {
-            panic!("no solution: {outcome:?}")
-        };
-        assert!(!lcp.within_cones(&s.z, 1e-9));
+        let (lcp, z) = solved(&pushed_cube(m, 0.5, push));
+        assert!(!lcp.within_cones(&z, 1e-9));
     }
 }

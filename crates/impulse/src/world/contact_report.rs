@@ -186,7 +186,7 @@ impl EventLoop {
                     self.colliders.name(c.pair.0, world),
                     self.colliders.name(c.pair.1, world),
                 ));
-                let mut point = super::groups::lcp_point(&c, &k);
+                let mut point = c.lcp_point(&k);
                 point.slip_damping = 0.0;
                 points.push((point, k.gap, k.gap_rate));
             }

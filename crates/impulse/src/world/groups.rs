@@ -274,7 +274,7 @@ impl EventLoop {
             .collect();
         let points: Vec<LcpPoint> = contacts
             .iter()
-            .map(|c| lcp_point(c, &c.kinematics(at(c.a), at(c.b))))
+            .map(|c| c.lcp_point(&c.kinematics(at(c.a), at(c.b))))
             .collect();
         let system = ContactSystem::new(&bodies, &points, 1e-3 * rest).map_err(|_| {
             SimulationError::NonFinite {
@@ -747,21 +747,4 @@ fn reindex(side: Side, index: &dyn Fn(usize) -> Option<usize>) -> Side {
         Side::Member(k) => index(k).map_or(Side::Fixed, Side::Member),
         Side::Fixed => Side::Fixed,
     }
-}
-
-/// A held contact at one state as a point of the contact LCP.
-pub(super) fn lcp_point(
-    c: &HeldContact,
-    k: &crate::contact::constraint::held::Kinematics,
-) -> LcpPoint {
-    let index = |s: Side| match s {
-        Side::Member(i) => Some(i),
-        Side::Fixed => None,
-    };
-    let mut point = LcpPoint::new(index(c.a), index(c.b), k.point, k.normal)
-        .with_friction(c.friction)
-        .with_restitution(c.restitution);
-    point.normal_rate = Some(k.normal_rate);
-    point.point_velocity = k.point_velocity;
-    point
 }

@@ -135,6 +135,22 @@ impl HeldContact {
         s - k.normal * k.normal.dot(&s)
     }
 
+    /// The contact at kinematics `k` as a point of the contact LCP (its members as LCP body
+    /// indices, a fixed side as none), with no drift or slip correction.
+    pub(crate) fn lcp_point(&self, k: &Kinematics) -> crate::lcp::contact::ContactPoint {
+        let index = |s: Side| match s {
+            Side::Member(i) => Some(i),
+            Side::Fixed => None,
+        };
+        let mut point =
+            crate::lcp::contact::ContactPoint::new(index(self.a), index(self.b), k.point, k.normal)
+                .with_friction(self.friction)
+                .with_restitution(self.restitution);
+        point.normal_rate = Some(k.normal_rate);
+        point.point_velocity = k.point_velocity;
+        point
+    }
+
     /// The contact's kinematics with A and B moving as `a` and `b`.
     pub(crate) fn kinematics(&self, a: &Motion, b: &Motion) -> Kinematics {
         match self.geometry {

@@ -6,7 +6,6 @@
 
 use std::cell::RefCell;
 
-use super::held::Side;
 use super::*;
 
 /// The group's equations of motion, with the contact forces of the LCP at each evaluation.
@@ -62,15 +61,7 @@ impl GroupOde<'_> {
             .iter()
             .map(|c| {
                 let k = c.kinematics(&side_motion(&motions, c.a), &side_motion(&motions, c.b));
-                let index = |side: Side| match side {
-                    Side::Member(i) => Some(i),
-                    Side::Fixed => None,
-                };
-                let mut point = LcpPoint::new(index(c.a), index(c.b), k.point, k.normal)
-                    .with_friction(c.friction)
-                    .with_restitution(c.restitution);
-                point.normal_rate = Some(k.normal_rate);
-                point.point_velocity = k.point_velocity;
+                let mut point = c.lcp_point(&k);
                 // d̈ = −2ω ḋ − ω² (d − d*) while the contact pushes: critically damped to the
                 // held gap d*.
                 point.bias = 2.0 * omega * k.gap_rate + omega * omega * (k.gap - group.holding.gap);
