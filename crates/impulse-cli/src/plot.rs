@@ -423,8 +423,14 @@ impl RateChart<'_> {
         let mut counts = [[0u64; RATE_BINS]; 2];
         let events = recording.events.as_deref().unwrap_or(&[]);
         for e in events {
+            let row = match e.kind {
+                EventKind::Collision => 0,
+                EventKind::Microcollision => 1,
+                // Ray impulses (constraint contact) are neither.
+                EventKind::Ray => continue,
+            };
             let bin = (((e.time - range.start) / width) as usize).min(RATE_BINS - 1);
-            counts[usize::from(e.kind == EventKind::Microcollision)][bin] += 1;
+            counts[row][bin] += 1;
         }
         let top = counts.iter().flatten().copied().max().unwrap_or(0) as f64 / width;
         let mut chart = ChartBuilder::on(area)

@@ -120,6 +120,41 @@ fn a_stack_of_ten_boxes_rests() {
 }
 
 #[test]
+fn ray_impulses_reach_the_events_as_their_own_rows() {
+    // The stack of ten's landing meets configurations with no valid contact forces (the
+    // summary's `ray_impulses`), answered by Lemke's ray (Baraff ch. 13). Regression: their
+    // impulses were applied but written nowhere. Each is now an event of kind `Ray` at the
+    // answer's time, a push along the contact normal within the friction cone (μ = 0.5; 1e-9
+    // relative), and there are no more distinct answer times than answers counted.
+    let mut world = load(&shipped("constraint/stack_of_ten.toml")).world;
+    world.advance_to(0.01).expect("runs");
+    let rays: Vec<_> = world
+        .take_events()
+        .into_iter()
+        .filter(|e| e.kind == impulse::ResponseKind::Ray)
+        .collect();
+    let answers = world
+        .counters()
+        .constraint
+        .expect("constraint contact")
+        .ray_impulses;
+    assert!(
+        answers > 0 && !rays.is_empty(),
+        "{answers} answers, {} rows",
+        rays.len()
+    );
+    let mut times: Vec<f64> = rays.iter().map(|e| e.time).collect();
+    times.dedup();
+    assert!(times.len() as u64 <= answers, "{times:?} vs {answers}");
+    for e in &rays {
+        let push = e.impulse.dot(&e.normal);
+        let tangential = (e.impulse - e.normal * push).norm();
+        assert!(push >= 0.0, "{e:?}");
+        assert!(tangential <= 0.5 * push * (1.0 + 1e-9) + 1e-15, "{e:?}");
+    }
+}
+
+#[test]
 fn a_box_at_rest_on_a_slope_below_the_friction_angle_stays() {
     // scenes/constraint/box_on_slope.toml: μ = 0.5 > tan 20°, so static friction holds the box
     // (Coulomb). It is set down 1e-5 m above the slope, and until its corners are held it falls

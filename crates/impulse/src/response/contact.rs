@@ -41,6 +41,9 @@ pub enum ResponseKind {
     /// A microcollision answered together with the other contacts of its cluster
     /// (`contact::gauss_seidel`).
     Simultaneous,
+    /// Under constraint-based contact, an impulse along the ray Lemke's algorithm ended on: the
+    /// held contacts had no valid forces (Baraff ch. 13, the inconsistent rod).
+    Ray,
 }
 
 /// The microcollision that reverses the normal velocity and `λ` of the tangential one (λ = 1:

@@ -23,6 +23,9 @@ pub enum EventKind {
     Collision,
     /// A microcollision.
     Microcollision,
+    /// A ray impulse: under constraint-based contact, the impulse that answers held contacts
+    /// with no valid forces (Baraff ch. 13).
+    Ray,
 }
 
 impl EventKind {
@@ -35,6 +38,7 @@ impl EventKind {
             | ResponseKind::PartialReversal
             | ResponseKind::Boosted
             | ResponseKind::Simultaneous => Self::Microcollision,
+            ResponseKind::Ray => Self::Ray,
         }
     }
 
@@ -43,6 +47,7 @@ impl EventKind {
         match self {
             Self::Collision => "collision",
             Self::Microcollision => "microcollision",
+            Self::Ray => "ray",
         }
     }
 
@@ -51,6 +56,7 @@ impl EventKind {
         match name {
             "collision" => Some(Self::Collision),
             "microcollision" => Some(Self::Microcollision),
+            "ray" => Some(Self::Ray),
             _ => None,
         }
     }
@@ -122,6 +128,8 @@ impl<W: Write> EventWriter<W> {
         match kind {
             EventKind::Collision => self.collisions += 1,
             EventKind::Microcollision => self.microcollisions += 1,
+            // The world counts the answers these rows belong to (`ray_impulses`).
+            EventKind::Ray => {}
         }
         Ok(())
     }
@@ -176,5 +184,31 @@ mod tests {
                 "{EVENTS_HEADER}\n0.25,microcollision,\"part, \"\"A\"\"\",ground,0.5,0.0,0.0,0.0,0.0,1.0,0.1,0.0,2.0\n"
             )
         );
+    }
+
+    #[test]
+    fn a_ray_impulse_is_its_own_kind_of_row() {
+        // Constraint contact's ray impulses (Baraff ch. 13) are neither collisions nor
+        // microcollisions: their rows say "ray", and the name reads back.
+        let world = two_body_world();
+        let mut out = Vec::new();
+        let mut writer = EventWriter::new(&mut out, &world).unwrap();
+        writer
+            .write(&CollisionEvent {
+                time: 0.5,
+                kind: ResponseKind::Ray,
+                colliders: (Collider::Body(BodyId(1)), Collider::Body(BodyId(0))),
+                point: Point::origin(),
+                normal: Vec3::z(),
+                impulse: Vec3::new(0.25, 0.0, 0.5),
+            })
+            .unwrap();
+        assert_eq!(writer.counts(), (0, 0));
+        drop(writer);
+        let text = String::from_utf8(out).unwrap();
+        let row = text.lines().nth(1).unwrap();
+        assert!(row.starts_with("0.5,ray,"), "{row}");
+        assert_eq!(EventKind::from_name("ray"), Some(EventKind::Ray));
+        assert_eq!(EventKind::of(ResponseKind::Ray).name(), "ray");
     }
 }

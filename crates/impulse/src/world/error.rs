@@ -17,6 +17,12 @@ pub enum SimulationError {
         body: String,
         error: IntegrationError,
     },
+    /// Bodies held together by contact forces (a constraint group) could not be integrated.
+    Group {
+        /// The group's bodies.
+        bodies: Vec<String>,
+        error: IntegrationError,
+    },
     /// `advance_to` was asked to go back in time.
     TimeReversal { now: f64, requested: f64 },
     /// Two bodies overlap deeper than allowed.
@@ -62,6 +68,18 @@ impl fmt::Display for SimulationError {
                 "body `{body}`: its state stopped being finite at t = {time}"
             ),
             Self::Integration { body, error } => write!(f, "body `{body}`: {error}"),
+            Self::Group { bodies, error } => {
+                let shown: Vec<String> = bodies.iter().take(4).map(|b| format!("`{b}`")).collect();
+                let more = match bodies.len().saturating_sub(4) {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
+                write!(
+                    f,
+                    "bodies {}{more}, held together by contact forces: {error}",
+                    shown.join(", ")
+                )
+            }
             Self::TimeReversal { now, requested } => write!(
                 f,
                 "cannot advance to t = {requested}: the world is at t = {now}, and time must move forward to a finite value"

@@ -134,6 +134,7 @@ impl EventLoop {
                     })?;
             }
         }
+        self.record_rays(world.groups);
         self.colliders = Colliders::new(world.bodies, world.multibodies);
         self.colliders.leave_out_lone_multibodies();
         let n = self.colliders.len();

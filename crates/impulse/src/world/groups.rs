@@ -25,10 +25,11 @@ use crate::collision::manifold::manifold;
 use crate::collision::{Closest, Convex};
 use crate::contact::constraint::held::{Geometry, HeldContact, Motion, Side};
 use crate::contact::constraint::{
-    ContactGroup, GroupCounters, Holding, Interruption, Member, MemberEnvelope,
+    ContactGroup, GroupCounters, Holding, Interruption, Member, MemberEnvelope, RayImpulse,
 };
 use crate::contact::kinematics::{ContactSide, FeatureKind, RigidMotion, contact_kinematics};
-use crate::dynamics::{BodyState, MotionType};
+use crate::dynamics::{BodyState, MotionType, RigidBody};
+use crate::integrate::IntegrationError;
 use crate::lcp::contact::{
     ContactBody as LcpBody, ContactPoint as LcpPoint, ContactSystem, apply_impulses,
 };
@@ -51,6 +52,8 @@ pub(crate) struct Groups {
     slots: Vec<Option<ContactGroup>>,
     /// What the groups that have ended did.
     ended: GroupCounters,
+    /// Ray impulses the groups have reached, not yet taken as events.
+    rays: Vec<RayImpulse>,
 }
 
 impl Groups {
@@ -68,8 +71,9 @@ impl Groups {
     }
 
     fn take(&mut self, g: usize) -> Option<ContactGroup> {
-        let group = self.slots.get_mut(g).and_then(Option::take)?;
+        let mut group = self.slots.get_mut(g).and_then(Option::take)?;
         self.ended.add(&group.counters());
+        self.rays.extend(group.take_rays());
         Some(group)
     }
 
@@ -90,11 +94,17 @@ impl Groups {
 
     /// Takes every group (the loop is rebuilt).
     pub(crate) fn drain(&mut self) -> Vec<ContactGroup> {
-        let groups: Vec<ContactGroup> = self.slots.drain(..).flatten().collect();
-        for g in &groups {
+        let mut groups: Vec<ContactGroup> = self.slots.drain(..).flatten().collect();
+        for g in &mut groups {
             self.ended.add(&g.counters());
+            self.rays.extend(g.take_rays());
         }
         groups
+    }
+
+    /// Takes the ray impulses the groups have reached.
+    pub(crate) fn take_rays(&mut self) -> Vec<RayImpulse> {
+        std::mem::take(&mut self.rays)
     }
 
     /// What every group, ended or not, has done.
@@ -117,6 +127,23 @@ pub(crate) struct HeldMotion {
     pub(crate) end: f64,
 }
 
+/// Group `group` could not be integrated: the error names its bodies.
+fn group_error(
+    group: &ContactGroup,
+    bodies: &[RigidBody],
+    error: IntegrationError,
+) -> SimulationError {
+    SimulationError::Group {
+        bodies: group
+            .model
+            .members
+            .iter()
+            .map(|m| bodies[m.body.0].name().to_string())
+            .collect(),
+        error,
+    }
+}
+
 /// Moves group `g` to `t` and writes its members' states into their bodies.
 pub(crate) fn advance_group(
     world: &mut Participants<'_>,
@@ -126,21 +153,41 @@ pub(crate) fn advance_group(
     let Some(group) = world.groups.get_mut(g) else {
         return Ok(());
     };
-    let states = group.advance_to(t).map_err(|error| {
-        let name = group
-            .model
-            .members
-            .first()
-            .map_or_else(String::new, |m| world.bodies[m.body.0].name().to_string());
-        SimulationError::Integration { body: name, error }
-    })?;
+    let states = group
+        .advance_to(t)
+        .map_err(|error| group_error(group, world.bodies, error))?;
     for (member, state) in group.model.members.iter().zip(states) {
         world.bodies[member.body.0].set_held_state(state);
     }
+    let rays = group.take_rays();
+    world.groups.rays.extend(rays);
     Ok(())
 }
 
 impl EventLoop {
+    /// Records the ray impulses the groups have reached as `events.csv` rows (kind "ray"), in
+    /// time order with the other events; done before the collider table changes.
+    pub(super) fn record_rays(&mut self, groups: &mut Groups) {
+        let rays = groups.take_rays();
+        if rays.is_empty() {
+            return;
+        }
+        for ray in rays {
+            self.events.push(CollisionEvent {
+                time: ray.time,
+                kind: ResponseKind::Ray,
+                colliders: (
+                    self.colliders.kind(ray.pair.0),
+                    self.colliders.kind(ray.pair.1),
+                ),
+                point: ray.point,
+                normal: ray.normal,
+                impulse: ray.impulse,
+            });
+        }
+        self.events.sort_by(|a, b| a.time.total_cmp(&b.time));
+    }
+
     /// How contacts are held under this world's settings: the integrator's tolerance; sliding
     /// above a thousandth of the rest speed; the drift correction at `√(g/ε)` (the rate at
     /// which gravity closes the envelope; at least one per box period); released past the
@@ -444,10 +491,7 @@ impl EventLoop {
         };
         let (end, envelopes) = group
             .motion_envelope(until, ENVELOPE_SAMPLES)
-            .map_err(|error| SimulationError::Integration {
-                body: String::from("constraint group"),
-                error,
-            })?;
+            .map_err(|error| group_error(group, world.bodies, error))?;
         let colliders: Vec<usize> = group.model.members.iter().map(|m| m.collider).collect();
         for (k, (&c, envelope)) in colliders.iter().zip(envelopes).enumerate() {
             self.colliders.set_held(

@@ -472,6 +472,7 @@ impl World {
 
     /// Collision impulses applied since the last call, oldest first.
     pub fn take_events(&mut self) -> Vec<CollisionEvent> {
+        self.collisions.record_rays(&mut self.groups);
         std::mem::take(&mut self.collisions.events)
     }
 

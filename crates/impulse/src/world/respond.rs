@@ -161,6 +161,8 @@ impl EventLoop {
                 self.counters.boosted_microcollisions += 1;
             }
             ResponseKind::Simultaneous => self.counters.microcollisions += 1,
+            // Held groups answer rays themselves (counted as `ray_impulses`).
+            ResponseKind::Ray => {}
         }
         // The inelastic sweep of a frictional wedge converges slowly: a ball sliding between a
         // dish and a mallet had each contact's friction drive it into the other, and the

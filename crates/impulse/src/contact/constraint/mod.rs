@@ -41,7 +41,7 @@ use crate::lcp::contact::{
 use crate::lcp::impulse::{collide, ray_impulse};
 use crate::lcp::lemke::{Basis, LemkeOptions, Outcome, Start, basis_solution, check_solution};
 use crate::lcp::sticking::StickingLcp;
-use crate::math::{Mat3, Vec3};
+use crate::math::{Mat3, Point, Vec3};
 
 /// State variables per member: centre (3), orientation quaternion (4), velocity (3), angular
 /// velocity (3).
@@ -175,9 +175,24 @@ pub(crate) struct ContactGroup {
     /// What the group did (the solves are counted by the equations of motion, which see the
     /// group only through a shared reference).
     counters: RefCell<GroupCounters>,
-    /// Ray impulses applied while integrating ahead, for `events.csv`: (time, member-side
-    /// contact index, impulse on A) — taken by the event loop when it reaches them.
-    pub(crate) rays: Vec<(f64, usize, Vec3)>,
+    /// Ray impulses applied while integrating ahead, for `events.csv`: taken by the event loop
+    /// when it reaches them ([`ContactGroup::take_rays`]), dropped with the flight past the
+    /// group's time when it restarts.
+    rays: Vec<RayImpulse>,
+}
+
+/// A ray's impulse at one held contact (Baraff ch. 13: a configuration with no valid contact
+/// forces), as `events.csv` records it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct RayImpulse {
+    pub(crate) time: f64,
+    /// The contact's pair of colliders (the impulse acts on the first).
+    pub(crate) pair: (usize, usize),
+    pub(crate) point: Point,
+    /// From the second collider towards the first.
+    pub(crate) normal: Vec3,
+    /// On the first collider.
+    pub(crate) impulse: Vec3,
 }
 
 impl ContactGroup {
@@ -248,6 +263,16 @@ impl ContactGroup {
         self.flight = None;
         self.segments.clear();
         self.interruption = None;
+        let now = self.time;
+        self.rays.retain(|r| r.time <= now);
+    }
+
+    /// The ray impulses the group has applied up to its time, oldest first; each ray's answer
+    /// is counted here, once it is reached (its impulses are `events.csv` rows).
+    pub(crate) fn take_rays(&mut self) -> Vec<RayImpulse> {
+        let now = self.time;
+        let reached = self.rays.iter().take_while(|r| r.time <= now).count();
+        self.rays.drain(..reached).collect()
     }
 
     /// Changes member `k`'s velocities at the group's time (an impulse from outside), and
@@ -508,9 +533,16 @@ impl ContactGroup {
             && let Some(impulse) = ray_impulse(&system, &lcp, &ray)
         {
             crate::lcp::contact::apply_impulses(&mut bodies, &points, &impulse.impulses);
-            for (i, p) in impulse.impulses.iter().enumerate() {
+            let contacts = self.model.contacts.iter().zip(&points);
+            for ((contact, point), p) in contacts.zip(&impulse.impulses) {
                 if *p != Vec3::zeros() {
-                    self.rays.push((t, i, *p));
+                    self.rays.push(RayImpulse {
+                        time: t,
+                        pair: contact.pair,
+                        point: point.point,
+                        normal: point.normal,
+                        impulse: *p,
+                    });
                 }
             }
             applied = true;

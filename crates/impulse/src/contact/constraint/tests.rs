@@ -267,3 +267,70 @@ fn a_stack_of_three_boxes_rests_and_each_layer_carries_the_weight_above() {
     assert!((end - top).norm() < 1e-8, "top moved {} m", (end - top).norm());
 }
 
+
+#[test]
+fn the_inconsistent_rod_held_sliding_is_stopped_by_a_ray_impulse_recorded_for_the_events() {
+    // Baraff's inconsistent rod (thesis Fig. 10.3, §10.2; digest V6) held in contact from the
+    // start: length 2, mass 1, I = m/16 across, θ = 72° from the floor, μ = 0.750245, its tip
+    // sliding away from under it at 1 m/s. No normal force keeps the tip out of the floor
+    // (a_N = f_N·(1 + 16 cos²θ − 16 μ sinθ cosθ) − g with a negative coefficient), so the
+    // first step meets a Lemke ray, answered at t = 0 by the ray's impulse (ch. 13). The
+    // recorded impulse pushes the tip up and opposes the slip within the friction cone (1e-9
+    // relative), the tip stops sliding (its slip 1 ms later is below 1e-6 m/s, from 1 m/s), and
+    // the answer takes energy out, never in.
+    let (m, mu) = (1.0, 0.750_245_100_408_926_3);
+    let theta = 72f64.to_radians();
+    let gravity = Vec3::new(0.0, 0.0, -G);
+    let member = Member {
+        collider: 0,
+        body: BodyId(0),
+        inverse_mass: 1.0 / m,
+        principal_inertia: Vec3::new(m / 16.0, m / 16.0, 1e-6),
+        force: gravity * m,
+        torque: Vec3::zeros(),
+    };
+    let contact = HeldContact {
+        pair: (0, 99),
+        a: Side::Member(0),
+        b: Side::Fixed,
+        geometry: Geometry::OnPlane {
+            core_a: Vec3::new(0.0, 0.0, -1.0),
+            radius_a: 0.0,
+            plane_b: Vec3::zeros(),
+            normal_b: Vec3::z(),
+        },
+        friction: mu,
+        restitution: 0.0,
+        sliding: false,
+        slip_direction: Vec3::zeros(),
+        spring: Default::default(),
+    };
+    // The axis (cos θ, 0, sin θ): a turn of 90° − θ about y; the tip at the origin.
+    let tilt = Quat::from_scaled_axis(Vec3::y() * (std::f64::consts::FRAC_PI_2 - theta));
+    let centre = tilt * Vec3::z();
+    let start = state(centre, tilt, -Vec3::x(), Vec3::zeros());
+    let energy = |s: &BodyState| {
+        let w = s.orientation.inverse() * s.angular_velocity;
+        0.5 * m * s.velocity.norm_squared()
+            + 0.5 * (m / 16.0) * (w.x * w.x + w.y * w.y)
+            + m * G * s.position.z
+    };
+    let mut group = ContactGroup::new(vec![member], &[start], vec![contact], holding(), 0.0);
+    let after = group.advance_to(1e-3).unwrap()[0];
+    let rays = group.take_rays();
+    assert_eq!(rays.len(), 1, "{rays:?}");
+    let ray = rays[0];
+    assert_eq!((ray.time, ray.pair), (0.0, (0, 99)));
+    let (normal, tangential) = (ray.impulse.z, Vec3::new(ray.impulse.x, ray.impulse.y, 0.0));
+    assert!(normal > 0.0, "{:?}", ray.impulse);
+    assert!(tangential.x > 0.0 && tangential.norm() <= mu * normal * (1.0 + 1e-9));
+    assert_eq!(group.counters().ray_impulses, 1);
+    let tip_velocity = |s: &BodyState| {
+        s.velocity + s.angular_velocity.cross(&(s.orientation * Vec3::new(0.0, 0.0, -1.0)))
+    };
+    let slip = tip_velocity(&after);
+    assert!(slip.x.abs() < 1e-6, "tip slip {:?}", slip);
+    assert!(energy(&after) <= energy(&start), "{} > {}", energy(&after), energy(&start));
+    // Taken once: the events see each ray one time.
+    assert!(group.take_rays().is_empty());
+}
