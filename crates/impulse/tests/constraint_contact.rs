@@ -124,8 +124,9 @@ fn ray_impulses_reach_the_events_as_their_own_rows() {
     // The stack of ten's landing meets configurations with no valid contact forces (the
     // summary's `ray_impulses`), answered by Lemke's ray (Baraff ch. 13). Regression: their
     // impulses were applied but written nowhere. Each is now an event of kind `Ray` at the
-    // answer's time, a push along the contact normal within the friction cone (μ = 0.5; 1e-9
-    // relative), and there are no more distinct answer times than answers counted.
+    // answer's time that never pulls (its normal part is a push, Baraff eq. 13-1's z ≥ 0), and
+    // there are no more distinct answer times than answers counted. (Its tangential part may
+    // leave the cone: docs/sources.md, "Ray impulses in events.csv".)
     let mut world = load(&shipped("constraint/stack_of_ten.toml")).world;
     world.advance_to(0.01).expect("runs");
     let rays: Vec<_> = world
@@ -147,10 +148,8 @@ fn ray_impulses_reach_the_events_as_their_own_rows() {
     times.dedup();
     assert!(times.len() as u64 <= answers, "{times:?} vs {answers}");
     for e in &rays {
-        let push = e.impulse.dot(&e.normal);
-        let tangential = (e.impulse - e.normal * push).norm();
-        assert!(push >= 0.0, "{e:?}");
-        assert!(tangential <= 0.5 * push * (1.0 + 1e-9) + 1e-15, "{e:?}");
+        assert!(e.impulse.dot(&e.normal) >= 0.0, "{e:?}");
+        assert!(e.impulse.norm() > 0.0, "{e:?}");
     }
 }
 

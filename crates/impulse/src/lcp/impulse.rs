@@ -7,8 +7,7 @@ use crate::math::Vec3;
 
 /// The valid contact impulse of Baraff §13.1 read off a Lemke ray: `α zʰ`, with `α` the
 /// least scale at which a dynamic-friction contact stops sliding (the slip component along
-/// its sliding direction reaches zero: in 3-D the thesis's fixed-direction assumption), each
-/// contact's share kept in its friction cone.
+/// its sliding direction reaches zero: in 3-D the thesis's fixed-direction assumption).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RayImpulse {
     /// The impulse on A at each contact, world.
@@ -49,28 +48,7 @@ pub fn ray_impulse(system: &ContactSystem, lcp: &ContactLcp, ray: &Ray) -> Optio
         }
     }
     let (scale, stopped) = best?;
-    // Lemke's ray carries the covering variable, which loosens each friction bound by as
-    // much: a sticking contact's share can come out outside its cone (a tangential impulse
-    // with no push behind it, seen in a landing stack). Each is brought back to its cone —
-    // Coulomb's law for impulses — and never pulls.
-    let impulses: Vec<Vec3> = unit
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let p = p * scale;
-            let n = system.frames[i] * Vec3::x();
-            let push = p.dot(&n).max(0.0);
-            let tangential = p - n * p.dot(&n);
-            let bound = system.friction[i] * push;
-            let t = tangential.norm();
-            n * push
-                + if t > bound {
-                    tangential * (bound / t)
-                } else {
-                    tangential
-                }
-        })
-        .collect();
+    let impulses: Vec<Vec3> = unit.iter().map(|p| p * scale).collect();
     let normal_velocities = system
         .velocities_after(&impulses)
         .iter()
