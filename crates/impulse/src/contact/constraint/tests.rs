@@ -63,6 +63,38 @@ fn corners_on_plane(k: usize, h: Vec3, plane: Vec3, n: Vec3, mu: f64) -> Vec<Hel
         .collect()
 }
 
+/// Member 0: mass `m`, principal moments `inertia`, under gravity.
+fn heavy_member(m: f64, inertia: Vec3) -> Member {
+    Member {
+        collider: 0,
+        body: BodyId(0),
+        inverse_mass: 1.0 / m,
+        principal_inertia: inertia,
+        force: Vec3::new(0.0, 0.0, -G) * m,
+        torque: Vec3::zeros(),
+    }
+}
+
+/// Member 0's point `core` (body frame, swept by `radius`) held on the ground z = 0.
+fn on_ground(core: Vec3, radius: f64, mu: f64) -> HeldContact {
+    HeldContact {
+        pair: (0, 99),
+        a: Side::Member(0),
+        b: Side::Fixed,
+        geometry: Geometry::OnPlane {
+            core_a: core,
+            radius_a: radius,
+            plane_b: Vec3::zeros(),
+            normal_b: Vec3::z(),
+        },
+        friction: mu,
+        restitution: 0.0,
+        sliding: false,
+        slip_direction: Vec3::zeros(),
+        spring: Default::default(),
+    }
+}
+
 #[test]
 fn a_box_resting_on_the_ground_stays_and_its_normal_forces_carry_its_weight() {
     // The chair on four legs (Baraff §8.1) in motion: 2 kg, 0.2 m cube at rest on z = 0 for
@@ -171,31 +203,8 @@ fn a_ball_sliding_on_the_ground_starts_rolling_at_two_sevenths() {
     // friction μ m g slows it and spins it up until v = r ω at t = 2 v₀ / (7 μ g) (within 1 %),
     // then it rolls at 5 v₀ / 7 (1e-3 relative), its slip decaying below 1e-4 m/s.
     let (r, m, v0, mu) = (0.1, 1.0, 2.0, 0.2);
-    let gravity = Vec3::new(0.0, 0.0, -G);
-    let member = Member {
-        collider: 0,
-        body: BodyId(0),
-        inverse_mass: 1.0 / m,
-        principal_inertia: Vec3::repeat(0.4 * m * r * r),
-        force: gravity * m,
-        torque: Vec3::zeros(),
-    };
-    let contact = HeldContact {
-        pair: (0, 99),
-        a: Side::Member(0),
-        b: Side::Fixed,
-        geometry: Geometry::OnPlane {
-            core_a: Vec3::zeros(),
-            radius_a: r,
-            plane_b: Vec3::zeros(),
-            normal_b: Vec3::z(),
-        },
-        friction: mu,
-        restitution: 0.0,
-        sliding: false,
-        slip_direction: crate::math::Vec3::zeros(),
-        spring: Default::default(),
-    };
+    let member = heavy_member(m, Vec3::repeat(0.4 * m * r * r));
+    let contact = on_ground(Vec3::zeros(), r, mu);
     let start = state(Vec3::new(0.0, 0.0, r), Quat::identity(), Vec3::x() * v0, Vec3::zeros());
     let mut group = ContactGroup::new(vec![member], &[start], vec![contact], holding(), 0.0);
     let roll = 2.0 * v0 / (7.0 * mu * G);
@@ -280,31 +289,8 @@ fn the_inconsistent_rod_held_sliding_is_stopped_by_a_ray_impulse_recorded_for_th
     // the answer takes energy out, never in.
     let (m, mu) = (1.0, 0.750_245_100_408_926_3);
     let theta = 72f64.to_radians();
-    let gravity = Vec3::new(0.0, 0.0, -G);
-    let member = Member {
-        collider: 0,
-        body: BodyId(0),
-        inverse_mass: 1.0 / m,
-        principal_inertia: Vec3::new(m / 16.0, m / 16.0, 1e-6),
-        force: gravity * m,
-        torque: Vec3::zeros(),
-    };
-    let contact = HeldContact {
-        pair: (0, 99),
-        a: Side::Member(0),
-        b: Side::Fixed,
-        geometry: Geometry::OnPlane {
-            core_a: Vec3::new(0.0, 0.0, -1.0),
-            radius_a: 0.0,
-            plane_b: Vec3::zeros(),
-            normal_b: Vec3::z(),
-        },
-        friction: mu,
-        restitution: 0.0,
-        sliding: false,
-        slip_direction: Vec3::zeros(),
-        spring: Default::default(),
-    };
+    let member = heavy_member(m, Vec3::new(m / 16.0, m / 16.0, 1e-6));
+    let contact = on_ground(Vec3::new(0.0, 0.0, -1.0), 0.0, mu);
     // The axis (cos θ, 0, sin θ): a turn of 90° − θ about y; the tip at the origin.
     let tilt = Quat::from_scaled_axis(Vec3::y() * (std::f64::consts::FRAC_PI_2 - theta));
     let centre = tilt * Vec3::z();
