@@ -75,8 +75,9 @@ fn heavy_member(m: f64, inertia: Vec3) -> Member {
     }
 }
 
-/// Member 0's point `core` (body frame, swept by `radius`) held on the ground z = 0.
-fn on_ground(core: Vec3, radius: f64, mu: f64) -> HeldContact {
+/// A point of member 0 (body frame `core`, swept by `radius`) on the fixed plane through the
+/// origin with normal `n` (the penalty tests' too).
+pub(super) fn on_plane(core: Vec3, radius: f64, n: Vec3, mu: f64, spring: penalty::Spring) -> HeldContact {
     HeldContact {
         pair: (0, 99),
         a: Side::Member(0),
@@ -85,14 +86,19 @@ fn on_ground(core: Vec3, radius: f64, mu: f64) -> HeldContact {
             core_a: core,
             radius_a: radius,
             plane_b: Vec3::zeros(),
-            normal_b: Vec3::z(),
+            normal_b: n,
         },
         friction: mu,
         restitution: 0.0,
         sliding: false,
         slip_direction: Vec3::zeros(),
-        spring: Default::default(),
+        spring,
     }
+}
+
+/// Member 0's point `core` held on the ground z = 0.
+fn on_ground(core: Vec3, radius: f64, mu: f64) -> HeldContact {
+    on_plane(core, radius, Vec3::z(), mu, Default::default())
 }
 
 #[test]

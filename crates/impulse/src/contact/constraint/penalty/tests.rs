@@ -1,7 +1,8 @@
 //! The penalty force law on groups of its own, against closed forms: the clamped oscillator's
 //! restitution, a bounce, Baraff's rods of §12.1–12.2 (V6, V7 of the digest).
 
-use super::super::held::{Geometry, HeldContact, Side};
+use super::super::held::HeldContact;
+use super::super::tests::on_plane;
 use super::super::*;
 use super::*;
 use crate::math::{Quat, Vec3};
@@ -22,26 +23,6 @@ fn holding(slip_speed: f64) -> Holding {
         release_gap: 1.0,
         gap: 0.0,
         penalty: Some(law(slip_speed)),
-    }
-}
-
-/// A point of member 0 (body frame `core`) on the fixed plane through the origin, normal `n`.
-fn on_plane(core: Vec3, radius: f64, n: Vec3, mu: f64, spring: Spring) -> HeldContact {
-    HeldContact {
-        pair: (0, 99),
-        a: Side::Member(0),
-        b: Side::Fixed,
-        geometry: Geometry::OnPlane {
-            core_a: core,
-            radius_a: radius,
-            plane_b: Vec3::zeros(),
-            normal_b: n,
-        },
-        friction: mu,
-        restitution: 0.0,
-        sliding: false,
-        slip_direction: Vec3::zeros(),
-        spring,
     }
 }
 
