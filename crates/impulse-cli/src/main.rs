@@ -2,6 +2,7 @@
 
 mod assembly;
 mod builtin;
+mod checkpoint;
 mod check;
 mod compare;
 mod contacts;
