@@ -5,8 +5,8 @@ use std::fs::{File, OpenOptions};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use impulse::run::checkpoint::{Checkpoint, WorldRecord, fnv1a64};
 use impulse::World;
+use impulse::run::checkpoint::{Checkpoint, WorldRecord, fnv1a64};
 
 /// The checkpoint's name in the output directory.
 pub const CHECKPOINT_FILE: &str = "checkpoint.bin";

@@ -2,8 +2,8 @@
 
 mod assembly;
 mod builtin;
-mod checkpoint;
 mod check;
+mod checkpoint;
 mod compare;
 mod contacts;
 mod framing;

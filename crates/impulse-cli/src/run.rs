@@ -9,10 +9,10 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
+use impulse::run::checkpoint::{Checkpoint, Checkpointing, WorldRecord};
 use impulse::run::events::EventWriter;
 use impulse::run::shapes::ShapesFile;
 use impulse::run::trajectory::TrajectoryWriter;
-use impulse::run::checkpoint::{Checkpoint, Checkpointing, WorldRecord};
 use impulse::run::{Recorders, run_checkpointed};
 use impulse::scene::{self, RunOptions, Scene, SceneError};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -213,8 +213,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
     // Checkpoints: what the run saves at each, and what a resumed run checks after its replay.
     let events_path = out.join("events.csv");
     let scene_hash = crate::checkpoint::scene_hash(&scene_path)?;
-    let scene_abs = std::fs::canonicalize(&scene_path)
-        .map_err(|e| format!("{}: {e}", scene_path.display()))?;
+    let scene_abs =
+        std::fs::canonicalize(&scene_path).map_err(|e| format!("{}: {e}", scene_path.display()))?;
     let mut save = |k: usize, world: &impulse::World, counts: (u64, u64)| {
         let bytes = |path: &Path| std::fs::metadata(path).map(|m| m.len());
         let checkpoint = Checkpoint {

@@ -154,7 +154,12 @@ impl WorldRecord {
                 return format!("the state of body {i} ({:?} against {:?})", a.0, b.0);
             }
         }
-        for (i, (a, b)) in self.multibodies.iter().zip(&replayed.multibodies).enumerate() {
+        for (i, (a, b)) in self
+            .multibodies
+            .iter()
+            .zip(&replayed.multibodies)
+            .enumerate()
+        {
             let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             if bits(&a.0) != bits(&b.0) || bits(&a.1) != bits(&b.1) {
                 return format!("the state of multibody {i}");
@@ -332,7 +337,12 @@ mod tests {
             state: WorldRecord {
                 time: 0.25,
                 // Values whose bits a decimal round trip could lose: a subnormal, −0, 0.1.
-                bodies: vec![([5e-324, -0.0, 0.1, 1.0, 0.0, 0.0, 0.0, 1e300, 0.0, 0.0, 0.0, 0.0, 0.0], true)],
+                bodies: vec![(
+                    [
+                        5e-324, -0.0, 0.1, 1.0, 0.0, 0.0, 0.0, 1e300, 0.0, 0.0, 0.0, 0.0, 0.0,
+                    ],
+                    true,
+                )],
                 multibodies: vec![(vec![std::f64::consts::PI], vec![-1e-310])],
                 counters: vec![("collisions".into(), 7)],
                 energy: [0.5, -3.25],

@@ -94,7 +94,10 @@ pub fn run_until<W: Write, E: Write>(
     progress: &mut dyn FnMut(f64),
     stop: &AtomicBool,
 ) -> io::Result<RunOutcome> {
-    let (mut replayed, mut save) = (|_: &World| Ok(()), |_: usize, _: &World, _: (u64, u64)| Ok(()));
+    let (mut replayed, mut save) = (
+        |_: &World| Ok(()),
+        |_: usize, _: &World, _: (u64, u64)| Ok(()),
+    );
     let mut none = Checkpointing {
         resume_after: None,
         every: None,
@@ -102,14 +105,7 @@ pub fn run_until<W: Write, E: Write>(
         save: &mut save,
     };
     run_checkpointed(
-        scene_name,
-        scene_file,
-        world,
-        options,
-        records,
-        progress,
-        stop,
-        &mut none,
+        scene_name, scene_file, world, options, records, progress, stop, &mut none,
     )
 }
 
@@ -191,7 +187,8 @@ pub fn run_checkpointed<W: Write, E: Write>(
         let last = k + 1 == frames.len();
         let stopping = stop.load(Ordering::Relaxed);
         let interrupted_here = stopping && checkpoints.every.is_some();
-        if k > 0 && !last && (checkpoints.due(previous, t) || interrupted_here) {
+        // Frame 0 too when interrupted there: its events are written by now.
+        if !last && (checkpoints.due(previous, t) || interrupted_here) {
             records.trajectory.flush()?;
             records.events.flush()?;
             (checkpoints.save)(k, world, records.events.counts())?;
