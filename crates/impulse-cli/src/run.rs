@@ -25,7 +25,9 @@ use crate::summary::{Census, RunReport, counters, drivers};
 #[command(after_help = "Examples:
   impulse run scenes/free/dzhanibekov.toml
   impulse run scenes/hybrid/creature_war.toml --duration 10 --events collisions
-  impulse run my_scene.toml --out runs/first --fps 120 --verbose")]
+  impulse run my_scene.toml --out runs/first --fps 120 --verbose
+  impulse run scenes/hybrid/rover.toml --checkpoint-every 1
+  impulse run --resume out/rover/checkpoint.bin")]
 pub struct RunArgs {
     /// The scene file (TOML).
     #[arg(required_unless_present = "resume")]

@@ -303,8 +303,11 @@ pub struct Checkpointing<'a> {
     pub replayed: &'a mut dyn FnMut(&World) -> std::io::Result<()>,
     /// Saves a checkpoint at frame `k`, given the events writer's counts (collisions,
     /// microcollisions); the records are flushed first.
-    pub save: &'a mut dyn FnMut(usize, &World, (u64, u64)) -> std::io::Result<()>,
+    pub save: &'a mut SaveCheckpoint<'a>,
 }
+
+/// What saves a checkpoint: frame index, the world, the events writer's counts.
+pub type SaveCheckpoint<'a> = dyn FnMut(usize, &World, (u64, u64)) -> std::io::Result<()> + 'a;
 
 impl Checkpointing<'_> {
     /// Whether frame `k` at `t` (after frame `k − 1` at `previous`) is a checkpoint.
