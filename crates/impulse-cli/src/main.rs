@@ -3,6 +3,7 @@
 mod assembly;
 mod builtin;
 mod check;
+mod checkpoint;
 mod compare;
 mod contacts;
 mod framing;
@@ -16,6 +17,7 @@ mod recording;
 mod render;
 mod run;
 mod serve;
+mod soak;
 mod solids;
 mod summary;
 mod sweep;
@@ -73,6 +75,9 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Run the pure impulse-based examples of Mirtich's Table 7.1 and compare with the thesis.
     Table(table::TableArgs),
+    /// Long runs (60 s simulated each) of the Table 7.1 and hybrid scenes: energy never above
+    /// its start, no penetration beyond the envelope, memory flat.
+    Soak(soak::SoakArgs),
     /// Write a robot model (URDF or MJCF) as a scene file.
     Import(model::ImportArgs),
     /// A model's forward dynamics and mass matrix at given states, as JSON (for checking
@@ -98,6 +103,7 @@ fn main() -> ExitCode {
         Command::Poses(args) => poses::poses(&args),
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Table(args) => table::table(&args),
+        Command::Soak(args) => soak::soak(&args),
         Command::Import(args) => model::import(&args),
         Command::Dynamics(args) => model::dynamics(&args),
         Command::New(args) => new::new(&args),

@@ -9,10 +9,11 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
+use impulse::run::checkpoint::{Checkpoint, Checkpointing, WorldRecord};
 use impulse::run::events::EventWriter;
 use impulse::run::shapes::ShapesFile;
 use impulse::run::trajectory::TrajectoryWriter;
-use impulse::run::{Recorders, run_scene_until};
+use impulse::run::{Recorders, run_checkpointed};
 use impulse::scene::{self, RunOptions, Scene, SceneError};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -24,10 +25,13 @@ use crate::summary::{Census, RunReport, counters, drivers};
 #[command(after_help = "Examples:
   impulse run scenes/free/dzhanibekov.toml
   impulse run scenes/hybrid/creature_war.toml --duration 10 --events collisions
-  impulse run my_scene.toml --out runs/first --fps 120 --verbose")]
+  impulse run my_scene.toml --out runs/first --fps 120 --verbose
+  impulse run scenes/hybrid/rover.toml --checkpoint-every 1
+  impulse run --resume out/rover/checkpoint.bin")]
 pub struct RunArgs {
     /// The scene file (TOML).
-    scene: PathBuf,
+    #[arg(required_unless_present = "resume")]
+    scene: Option<PathBuf>,
     /// Simulated time, overriding the scene's `world.duration`.
     #[arg(long)]
     duration: Option<f64>,
@@ -49,6 +53,15 @@ pub struct RunArgs {
     /// Also print every counter of the run (they are always in summary.json).
     #[arg(long, short)]
     verbose: bool,
+    /// Write `checkpoint.bin` into the output directory at the first frame past every multiple
+    /// of this simulated time, and when the run is interrupted (Ctrl-C, SIGTERM); `--resume`
+    /// continues from it.
+    #[arg(long, value_name = "T")]
+    checkpoint_every: Option<f64>,
+    /// Continue the run a checkpoint was taken from, in the checkpoint's directory, with the
+    /// options that run had: its outputs end byte-identical to a run never stopped.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["scene", "duration", "out", "fps", "events", "checkpoint_every"])]
+    resume: Option<PathBuf>,
 }
 
 /// Which events `impulse run` writes.
@@ -72,12 +85,45 @@ fn positive(name: &str, value: Option<f64>) -> Result<Option<f64>, String> {
 }
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
-    let duration = positive("duration", args.duration)?;
-    let fps = positive("fps", args.fps)?;
-    if crate::assembly::is_assembly(&args.scene) {
-        return crate::assembly::run(&args.scene, duration, fps, args.out.clone(), args.quiet);
+    let mut duration = positive("duration", args.duration)?;
+    let mut fps = positive("fps", args.fps)?;
+    let mut every = positive("checkpoint-every", args.checkpoint_every)?;
+    let mut events_kind = args.events;
+    let mut out_dir = args.out.clone();
+    let resume = match &args.resume {
+        Some(file) => Some(crate::checkpoint::read(file)?),
+        None => None,
+    };
+    let scene_path = match (&resume, &args.resume, &args.scene) {
+        (Some(checkpoint), Some(file), _) => {
+            duration = Some(checkpoint.duration);
+            fps = Some(checkpoint.frame_rate);
+            every = checkpoint.every;
+            events_kind = match checkpoint.events.as_str() {
+                "collisions" => Events::Collisions,
+                "none" => Events::None,
+                _ => Events::All,
+            };
+            out_dir = Some(match file.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+                _ => PathBuf::from("."),
+            });
+            crate::checkpoint::scene_of(checkpoint, file)?
+        }
+        (_, _, Some(scene)) => scene.clone(),
+        _ => return Err("give a scene file, or --resume CHECKPOINT".into()),
+    };
+    if crate::assembly::is_assembly(&scene_path) {
+        if every.is_some() {
+            return Err(format!(
+                "{}: --checkpoint-every is not available for assembly scenes (only for worlds \
+                 of bodies and multibodies)",
+                scene_path.display()
+            ));
+        }
+        return crate::assembly::run(&scene_path, duration, fps, out_dir, args.quiet);
     }
-    let mut scene = match scene::load(&args.scene) {
+    let mut scene = match scene::load(&scene_path) {
         Ok(scene) => scene,
         Err(SceneError::Io { path, message }) => {
             return Err(format!("{}: {message}", path.display()));
@@ -86,7 +132,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             eprintln!("{error}");
             return Err(format!(
                 "{} has errors; nothing was run (see `impulse check`)",
-                args.scene.display()
+                scene_path.display()
             ));
         }
     };
@@ -98,18 +144,24 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         frame_rate: fps.unwrap_or(scene.output_rate),
     };
     options.check()?;
-    let stem = args
-        .scene
+    if let Some(checkpoint) = &resume {
+        // The run's own name for its scene file, as its summary gives it.
+        scene.path = PathBuf::from(&checkpoint.scene_file);
+    }
+    let stem = scene_path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "scene".into());
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(stem));
+    let out = out_dir.unwrap_or_else(|| PathBuf::from("out").join(stem));
     std::fs::create_dir_all(&out)
         .map_err(|e| format!("cannot create output directory {}: {e}", out.display()))?;
-    let removed = remove_stale_outputs(&out, args.events == Events::None)?;
+    let removed = remove_stale_outputs(&out, events_kind == Events::None)?;
+    let checkpoint_path = out.join(crate::checkpoint::CHECKPOINT_FILE);
+    if resume.is_none() && checkpoint_path.is_file() {
+        // An earlier run's checkpoint would resume that run over this one's records.
+        std::fs::remove_file(&checkpoint_path)
+            .map_err(|e| format!("cannot remove the stale {}: {e}", checkpoint_path.display()))?;
+    }
     if !removed.is_empty() {
         eprintln!(
             "removed from {} what an earlier run left there: {}",
@@ -126,11 +178,19 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
     });
     let trajectory_path = out.join("trajectory.csv");
     let summary_path = out.join("summary.json");
-    let file = File::create(&trajectory_path)
-        .map_err(|e| format!("cannot create {}: {e}", trajectory_path.display()))?;
     let io_error = |e: std::io::Error| format!("writing {}: {e}", trajectory_path.display());
-    let mut trajectory = TrajectoryWriter::new(BufWriter::new(file)).map_err(io_error)?;
-    let (mut events, events_written) = write_records(&out, &scene, args.events)?;
+    let mut trajectory = match &resume {
+        Some(checkpoint) => TrajectoryWriter::resume(
+            crate::checkpoint::reopen(&trajectory_path, checkpoint.trajectory_bytes)?,
+            checkpoint.trajectory_frames,
+        ),
+        None => {
+            let file = File::create(&trajectory_path)
+                .map_err(|e| format!("cannot create {}: {e}", trajectory_path.display()))?;
+            TrajectoryWriter::new(BufWriter::new(file)).map_err(io_error)?
+        }
+    };
+    let (mut events, events_written) = write_records(&out, &scene, events_kind, resume.as_ref())?;
 
     let bar = if args.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
@@ -152,8 +212,64 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         trajectory: &mut trajectory,
         events: &mut events,
     };
-    let outcome = run_scene_until(&mut scene, &options, &mut records, &mut progress, &STOP)
-        .map_err(|e| format!("writing the run's records in {}: {e}", out.display()))?;
+    // Checkpoints: what the run saves at each, and what a resumed run checks after its replay.
+    let events_path = out.join("events.csv");
+    let scene_hash = crate::checkpoint::scene_hash(&scene_path)?;
+    let scene_abs =
+        std::fs::canonicalize(&scene_path).map_err(|e| format!("{}: {e}", scene_path.display()))?;
+    let mut save = |k: usize, world: &impulse::World, counts: (u64, u64)| {
+        let bytes = |path: &Path| std::fs::metadata(path).map(|m| m.len());
+        let checkpoint = Checkpoint {
+            scene_file: scene.path.display().to_string(),
+            scene_path: scene_abs.display().to_string(),
+            scene_hash,
+            duration: options.duration,
+            frame_rate: options.frame_rate,
+            events: events_name(events_kind).to_string(),
+            every,
+            frame: k as u64,
+            time: world.time(),
+            trajectory_bytes: bytes(&trajectory_path)?,
+            trajectory_frames: k as u64 + 1,
+            events_bytes: if events_kind == Events::None {
+                0
+            } else {
+                bytes(&events_path)?
+            },
+            event_rows: events_written.get(),
+            event_counts: counts,
+            state: WorldRecord::of(world),
+        };
+        crate::checkpoint::save(&out, &checkpoint)
+    };
+    let mut replayed = |world: &impulse::World| match &resume {
+        Some(checkpoint) => {
+            let mut files = vec![(trajectory_path.clone(), checkpoint.trajectory_bytes)];
+            if events_kind != Events::None {
+                files.push((events_path.clone(), checkpoint.events_bytes));
+            }
+            crate::checkpoint::replayed(checkpoint, world, &files)
+        }
+        None => Ok(()),
+    };
+    let mut checkpoints = Checkpointing {
+        resume_after: resume.as_ref().map(|c| c.frame as usize),
+        every,
+        replayed: &mut replayed,
+        save: &mut save,
+    };
+    let file_name = scene.path.display().to_string();
+    let outcome = run_checkpointed(
+        &scene.name,
+        &file_name,
+        &mut scene.world,
+        &options,
+        &mut records,
+        &mut progress,
+        &STOP,
+        &mut checkpoints,
+    )
+    .map_err(|e| format!("writing the run's records in {}: {e}", out.display()))?;
     bar.finish_and_clear();
 
     let summary = &outcome.summary;
@@ -170,14 +286,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             "shapes.json".to_string(),
         ];
         let rows = events_written.get();
-        match args.events {
+        match events_kind {
             Events::All => files.push(format!("events.csv ({rows} events)")),
             Events::Collisions => files.push(format!("events.csv ({rows} collisions)")),
             Events::None => {}
         }
         let report = RunReport {
             summary,
-            scene_file: &args.scene.display().to_string(),
+            scene_file: &scene_path.display().to_string(),
             census: Census::of(&scene.world),
             units: scene.units,
             drivers: drivers(&scene.world),
@@ -303,6 +419,7 @@ fn write_records(
     out: &Path,
     scene: &Scene,
     which: Events,
+    resume: Option<&Checkpoint>,
 ) -> Result<(EventWriter<EventFilter>, Rc<Cell<u64>>), String> {
     let shapes_path = out.join("shapes.json");
     let shapes = ShapesFile::of_world(&scene.name, &scene.world);
@@ -311,23 +428,39 @@ fn write_records(
     std::fs::write(&shapes_path, json + "\n")
         .map_err(|e| format!("cannot write {}: {e}", shapes_path.display()))?;
     let events_path = out.join("events.csv");
-    let sink: Box<dyn Write> = match which {
-        Events::None => Box::new(std::io::sink()),
-        Events::All | Events::Collisions => {
+    let sink: Box<dyn Write> = match (which, resume) {
+        (Events::None, _) => Box::new(std::io::sink()),
+        (_, Some(checkpoint)) => Box::new(crate::checkpoint::reopen(
+            &events_path,
+            checkpoint.events_bytes,
+        )?),
+        (Events::All | Events::Collisions, None) => {
             let file = File::create(&events_path)
                 .map_err(|e| format!("cannot create {}: {e}", events_path.display()))?;
             Box::new(BufWriter::new(file))
         }
     };
-    let rows = Rc::new(Cell::new(0));
+    let rows = Rc::new(Cell::new(resume.map_or(0, |c| c.event_rows)));
     let filter = EventFilter {
         out: sink,
         keep_microcollisions: which == Events::All,
         line: Vec::new(),
-        header_written: false,
+        header_written: resume.is_some(),
         rows: rows.clone(),
     };
-    let writer = EventWriter::new(filter, &scene.world)
-        .map_err(|e| format!("writing {}: {e}", events_path.display()))?;
+    let writer = match resume {
+        Some(checkpoint) => EventWriter::resume(filter, &scene.world, checkpoint.event_counts),
+        None => EventWriter::new(filter, &scene.world)
+            .map_err(|e| format!("writing {}: {e}", events_path.display()))?,
+    };
     Ok((writer, rows))
+}
+
+/// The name of an events choice in a checkpoint.
+fn events_name(events: Events) -> &'static str {
+    match events {
+        Events::All => "all",
+        Events::Collisions => "collisions",
+        Events::None => "none",
+    }
 }

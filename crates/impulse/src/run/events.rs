@@ -76,7 +76,13 @@ impl<W: Write> EventWriter<W> {
     /// Starts an events file for the bodies of `world`, writing the header.
     pub fn new(mut out: W, world: &World) -> io::Result<Self> {
         writeln!(out, "{EVENTS_HEADER}")?;
-        Ok(Self {
+        Ok(Self::resume(out, world, (0, 0)))
+    }
+
+    /// Continues an events file that already holds its header and `counts` (collisions,
+    /// microcollisions) rows (a resumed run, [`super::checkpoint`]).
+    pub fn resume(out: W, world: &World, counts: (u64, u64)) -> Self {
+        Self {
             out,
             names: world.bodies().iter().map(|b| csv_field(b.name())).collect(),
             link_names: world
@@ -89,9 +95,9 @@ impl<W: Write> EventWriter<W> {
                         .collect()
                 })
                 .collect(),
-            collisions: 0,
-            microcollisions: 0,
-        })
+            collisions: counts.0,
+            microcollisions: counts.1,
+        }
     }
 
     /// Writes one event. Numbers are written in the shortest form that reads back exactly.

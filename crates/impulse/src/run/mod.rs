@@ -13,6 +13,7 @@
 //! The run depends on the scene (it runs a loaded [`Scene`], for [`RunOptions`] it asks), never
 //! the reverse.
 
+pub mod checkpoint;
 pub mod events;
 pub mod shapes;
 pub mod summary;
@@ -26,6 +27,7 @@ use crate::dynamics::MotionType;
 use crate::math::Vec3;
 use crate::scene::{RunOptions, Scene};
 use crate::world::{SimulationError, World};
+use checkpoint::Checkpointing;
 use events::EventWriter;
 use summary::{EnergySummary, Summary, body_summaries, multibody_summaries};
 use trajectory::TrajectoryWriter;
@@ -92,6 +94,34 @@ pub fn run_until<W: Write, E: Write>(
     progress: &mut dyn FnMut(f64),
     stop: &AtomicBool,
 ) -> io::Result<RunOutcome> {
+    let (mut replayed, mut save) = (
+        |_: &World| Ok(()),
+        |_: usize, _: &World, _: (u64, u64)| Ok(()),
+    );
+    let mut none = Checkpointing {
+        resume_after: None,
+        every: None,
+        replayed: &mut replayed,
+        save: &mut save,
+    };
+    run_checkpointed(
+        scene_name, scene_file, world, options, records, progress, stop, &mut none,
+    )
+}
+
+/// [`run_until`] with checkpoints ([`checkpoint`]): a resumed run replays its frames up to the
+/// checkpoint's without writing them, then continues as the interrupted run would have.
+#[allow(clippy::too_many_arguments)]
+pub fn run_checkpointed<W: Write, E: Write>(
+    scene_name: &str,
+    scene_file: &str,
+    world: &mut World,
+    options: &RunOptions,
+    records: &mut Recorders<'_, W, E>,
+    progress: &mut dyn FnMut(f64),
+    stop: &AtomicBool,
+    checkpoints: &mut Checkpointing<'_>,
+) -> io::Result<RunOutcome> {
     // The frame list is built up front: refuse one too long to hold.
     options
         .check()
@@ -103,7 +133,9 @@ pub fn run_until<W: Write, E: Write>(
     // The first frame is the state the scene gave, written before the events at t = 0 (a body
     // starting in contact would otherwise show its state after the first microcollisions):
     // issue 41, item 4. A run failing at t = 0 keeps it.
+    let replay = checkpoints.resume_after;
     match world.prepare() {
+        Ok(()) if replay.is_some() => {}
         Ok(()) => {
             records.trajectory.write_frame(world)?;
             progress(world.time());
@@ -115,8 +147,26 @@ pub fn run_until<W: Write, E: Write>(
     } else {
         frame_times(options)
     };
-    for (k, t) in frames.into_iter().enumerate() {
+    let mut previous = 0.0;
+    let mut reached = false;
+    for (k, t) in frames.iter().copied().enumerate() {
         let advanced = world.advance_to(t);
+        if let Some(last) = replay.filter(|&last| k <= last) {
+            // Replaying to the checkpoint: the records hold this part of the run already.
+            world.take_events();
+            if let Err(e) = advanced {
+                return Err(io::Error::other(format!(
+                    "the replay to the checkpoint failed at t = {t}: {e}"
+                )));
+            }
+            if k == last {
+                reached = true;
+                (checkpoints.replayed)(world)?;
+                progress(t);
+            }
+            previous = t;
+            continue;
+        }
         for event in world.take_events() {
             records.events.write(&event)?;
         }
@@ -134,10 +184,25 @@ pub fn run_until<W: Write, E: Write>(
             records.trajectory.write_frame(world)?;
             progress(t);
         }
-        if stop.load(Ordering::Relaxed) {
+        let last = k + 1 == frames.len();
+        let stopping = stop.load(Ordering::Relaxed);
+        let interrupted_here = stopping && checkpoints.every.is_some();
+        // Frame 0 too when interrupted there: its events are written by now.
+        if !last && (checkpoints.due(previous, t) || interrupted_here) {
+            records.trajectory.flush()?;
+            records.events.flush()?;
+            (checkpoints.save)(k, world, records.events.counts())?;
+        }
+        previous = t;
+        if stopping {
             interrupted = true;
             break;
         }
+    }
+    if replay.is_some() && !reached {
+        return Err(io::Error::other(
+            "the run ends before the checkpoint's frame: the replay did not reach it",
+        ));
     }
     records.trajectory.flush()?;
     records.events.flush()?;

@@ -28,6 +28,12 @@ impl<W: Write> TrajectoryWriter<W> {
         Ok(Self { out, frames: 0 })
     }
 
+    /// Continues a trajectory that already holds its header and `frames` frames (a resumed
+    /// run, [`super::checkpoint`]).
+    pub fn resume(out: W, frames: u64) -> Self {
+        Self { out, frames }
+    }
+
     /// Writes one row per body for the world's current time.
     pub fn write_frame(&mut self, world: &World) -> io::Result<()> {
         // `ryu` gives the shortest representation that parses back to the same value.

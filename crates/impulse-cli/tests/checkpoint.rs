@@ -1,0 +1,326 @@
+//! `impulse run --checkpoint-every T` and `impulse run --resume FILE` (issue 42): a resumed
+//! run's outputs are byte-identical to a run never stopped, and a checkpoint of another
+//! format version, of another scene, truncated or corrupt is refused with a clear error.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{impulse, repo, scratch, text};
+use impulse::run::checkpoint::Checkpoint;
+
+const FILES: [&str; 3] = ["trajectory.csv", "events.csv", "shapes.json"];
+
+fn run_ok(args: &[&str]) {
+    let out = impulse(args);
+    assert!(
+        out.status.success(),
+        "impulse {args:?} failed: {}",
+        text(&out.stderr)
+    );
+}
+
+/// `summary.json` without its wall time, the one figure a resumed run may not repeat.
+fn summary_without_wall_time(dir: &Path) -> String {
+    let summary = std::fs::read_to_string(dir.join("summary.json")).expect("summary.json");
+    summary
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("\"wall_time_s\""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Asserts that the run in `b` wrote the very bytes of the run in `a`.
+fn assert_same_outputs(a: &Path, b: &Path, what: &str) {
+    for file in FILES {
+        let (x, y) = (std::fs::read(a.join(file)), std::fs::read(b.join(file)));
+        assert!(
+            x.as_ref().ok() == y.as_ref().ok(),
+            "{what}: {file} differs from the uninterrupted run's ({} against {} bytes)",
+            x.map_or(0, |x| x.len()),
+            y.map_or(0, |y| y.len())
+        );
+    }
+    assert_eq!(
+        summary_without_wall_time(a),
+        summary_without_wall_time(b),
+        "{what}: summary.json differs (wall time aside)"
+    );
+}
+
+/// Runs `scene` for `duration` uninterrupted, then with a checkpoint every `every`; spoils
+/// what the second run wrote after its last checkpoint (its last trajectory row cut off, a
+/// junk row after the events, its summary gone), resumes it, and checks every output is the
+/// uninterrupted run's, byte for byte. Returns the checkpoint resumed from.
+fn round_trip(name: &str, scene: &str, duration: &str, every: &str, extra: &[&str]) -> Checkpoint {
+    let whole = scratch(&format!("checkpoint_{name}_whole"));
+    let parts = scratch(&format!("checkpoint_{name}_parts"));
+    let (whole_s, parts_s) = (whole.to_str().unwrap(), parts.to_str().unwrap());
+    let base = ["run", scene, "--duration", duration, "--quiet"];
+    run_ok(&[&base[..], &["--out", whole_s], extra].concat());
+    run_ok(
+        &[
+            &base[..],
+            &["--out", parts_s, "--checkpoint-every", every],
+            extra,
+        ]
+        .concat(),
+    );
+    // Checkpointing itself changes nothing of the run.
+    assert_same_outputs(&whole, &parts, &format!("{name} with checkpoints"));
+
+    let file = parts.join("checkpoint.bin");
+    let checkpoint = Checkpoint::from_bytes(&std::fs::read(&file).expect("checkpoint.bin"))
+        .expect("the checkpoint reads back");
+    assert!(checkpoint.time > 0.0 && checkpoint.time < duration.parse::<f64>().unwrap());
+
+    let trajectory = std::fs::read(parts.join("trajectory.csv")).unwrap();
+    let cut = trajectory[..trajectory.len() - 1]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    assert!(
+        cut as u64 > checkpoint.trajectory_bytes,
+        "the cut row is after the checkpoint"
+    );
+    std::fs::write(parts.join("trajectory.csv"), &trajectory[..cut]).unwrap();
+    if parts.join("events.csv").is_file() {
+        let mut events = std::fs::read(parts.join("events.csv")).unwrap();
+        events.extend_from_slice(b"9,junk,a,b,0,0,0,0,0,0,0,0,0\n");
+        std::fs::write(parts.join("events.csv"), events).unwrap();
+    }
+    std::fs::remove_file(parts.join("summary.json")).unwrap();
+
+    run_ok(&["run", "--resume", file.to_str().unwrap(), "--quiet"]);
+    assert_same_outputs(&whole, &parts, &format!("{name} resumed"));
+    checkpoint
+}
+
+#[test]
+fn resumed_dominos_are_byte_identical_to_an_uninterrupted_run() {
+    let checkpoint = round_trip("dominos", "scenes/impulse/dominos.toml", "0.5", "0.2", &[]);
+    // The last multiple of 0.2 before the end: frame 40 at the scene's 100 frames per second
+    // (`output_rate = 100`).
+    assert_eq!(checkpoint.time, 0.4);
+    assert_eq!(checkpoint.frame, 40);
+}
+
+#[test]
+fn resumed_part_sorter_is_byte_identical_to_an_uninterrupted_run() {
+    round_trip(
+        "part_sorter",
+        "scenes/hybrid/part_sorter.toml",
+        "0.5",
+        "0.2",
+        &[],
+    );
+}
+
+#[test]
+fn resumed_part_sorter_keeping_collisions_only_is_byte_identical() {
+    round_trip(
+        "part_sorter_collisions",
+        "scenes/hybrid/part_sorter.toml",
+        "0.5",
+        "0.2",
+        &["--events", "collisions"],
+    );
+}
+
+#[test]
+fn resumed_creature_war_is_byte_identical_to_an_uninterrupted_run() {
+    round_trip(
+        "creature_war",
+        "scenes/hybrid/creature_war.toml",
+        "0.2",
+        "0.1",
+        &[],
+    );
+}
+
+#[test]
+fn resumed_constraint_stack_of_five_is_byte_identical_to_an_uninterrupted_run() {
+    round_trip(
+        "stack_of_five",
+        "scenes/constraint/stack_of_five.toml",
+        "0.3",
+        "0.1",
+        &[],
+    );
+}
+
+#[test]
+fn resumed_triple_pendulum_hybrid_is_byte_identical_to_an_uninterrupted_run() {
+    round_trip(
+        "triple_pendulum",
+        "scenes/hybrid/triple_pendulum.toml",
+        "0.5",
+        "0.2",
+        &[],
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_run_interrupted_by_sigint_resumes_byte_identical() {
+    let scene = "scenes/hybrid/creature_war.toml";
+    let whole = scratch("checkpoint_sigint_whole");
+    let parts = scratch("checkpoint_sigint_parts");
+    run_ok(&[
+        "run",
+        scene,
+        "--duration",
+        "0.3",
+        "--quiet",
+        "--out",
+        whole.to_str().unwrap(),
+    ]);
+    // A checkpoint interval longer than the run: the only checkpoint is the interruption's.
+    let child = Command::new(env!("CARGO_BIN_EXE_impulse"))
+        .args([
+            "run",
+            scene,
+            "--duration",
+            "0.3",
+            "--quiet",
+            "--checkpoint-every",
+            "100",
+        ])
+        .args(["--out", parts.to_str().unwrap()])
+        .current_dir(repo())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("impulse starts");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let ended = child.wait_with_output().expect("impulse ends");
+    if ended.status.success() {
+        // The run ended before the signal (a fast machine): nothing to resume.
+        return;
+    }
+    assert_eq!(
+        ended.status.code(),
+        Some(130),
+        "the interrupted run's exit code"
+    );
+    let summary = std::fs::read_to_string(parts.join("summary.json")).unwrap();
+    assert!(summary.contains("\"interrupted\""), "{summary}");
+    let file = parts.join("checkpoint.bin");
+    run_ok(&["run", "--resume", file.to_str().unwrap(), "--quiet"]);
+    assert_same_outputs(
+        &whole,
+        &parts,
+        "creature war interrupted by SIGINT, resumed",
+    );
+}
+
+/// A dominos run with a checkpoint; returns its output directory.
+fn dominos_checkpoint(name: &str, scene: &str) -> std::path::PathBuf {
+    let out = scratch(name);
+    run_ok(&[
+        "run",
+        scene,
+        "--duration",
+        "0.3",
+        "--quiet",
+        "--checkpoint-every",
+        "0.1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    out
+}
+
+/// Resumes `file`, expecting a refusal (exit status 1, no panic) whose message has `expected`.
+fn assert_refused(file: &Path, expected: &str) {
+    let out = impulse(&["run", "--resume", file.to_str().unwrap(), "--quiet"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "refused with status 1: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains(expected),
+        "expected `{expected}` in: {stderr}"
+    );
+}
+
+#[test]
+fn a_checkpoint_of_another_format_version_is_refused() {
+    let out = dominos_checkpoint("checkpoint_version", "scenes/impulse/dominos.toml");
+    let file = out.join("checkpoint.bin");
+    let mut bytes = std::fs::read(&file).unwrap();
+    // The version is the little-endian u32 after the 8 magic bytes.
+    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(&file, bytes).unwrap();
+    assert_refused(
+        &file,
+        "checkpoint format version 2, but this impulse reads version 1",
+    );
+}
+
+#[test]
+fn a_checkpoint_of_a_changed_scene_is_refused() {
+    let dir = scratch("checkpoint_scene");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("dominos.toml");
+    std::fs::copy(repo().join("scenes/impulse/dominos.toml"), &scene).unwrap();
+    let out = dominos_checkpoint("checkpoint_scene_out", scene.to_str().unwrap());
+    // One more comment line: the same physics, but not the scene text the run had.
+    let mut text_now = std::fs::read_to_string(&scene).unwrap();
+    text_now.push_str("# edited\n");
+    std::fs::write(&scene, text_now).unwrap();
+    assert_refused(
+        &out.join("checkpoint.bin"),
+        "has changed since this checkpoint was written",
+    );
+}
+
+#[test]
+fn a_truncated_checkpoint_is_refused() {
+    let out = dominos_checkpoint("checkpoint_truncated", "scenes/impulse/dominos.toml");
+    let file = out.join("checkpoint.bin");
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+    assert_refused(&file, "truncated checkpoint");
+    std::fs::write(&file, &bytes[..5]).unwrap();
+    assert_refused(&file, "not an impulse checkpoint");
+}
+
+#[test]
+fn a_corrupt_checkpoint_is_refused() {
+    let out = dominos_checkpoint("checkpoint_corrupt", "scenes/impulse/dominos.toml");
+    let file = out.join("checkpoint.bin");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&file, bytes).unwrap();
+    assert_refused(&file, "corrupt checkpoint");
+}
+
+#[test]
+fn a_checkpoint_whose_state_the_replay_does_not_reach_is_refused_and_the_outputs_kept() {
+    let out = dominos_checkpoint("checkpoint_state", "scenes/impulse/dominos.toml");
+    let file = out.join("checkpoint.bin");
+    let mut checkpoint = Checkpoint::from_bytes(&std::fs::read(&file).unwrap()).unwrap();
+    // One ulp of one body's height: a well-formed checkpoint of a state the run never had.
+    let z = &mut checkpoint.state.bodies[1].0[2];
+    *z = f64::from_bits(z.to_bits() + 1);
+    std::fs::write(&file, checkpoint.to_bytes()).unwrap();
+    let trajectory = std::fs::read(out.join("trajectory.csv")).unwrap();
+    assert_refused(&file, "does not reproduce the checkpoint's state");
+    assert_eq!(
+        std::fs::read(out.join("trajectory.csv")).unwrap(),
+        trajectory,
+        "a refused resume leaves the outputs as they were"
+    );
+}
