@@ -1,6 +1,7 @@
 //! `impulse`: run, check and inspect rigid-body scenes.
 
 mod assembly;
+mod assembly_bench;
 mod builtin;
 mod check;
 mod compare;
@@ -73,6 +74,9 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Run the pure impulse-based examples of Mirtich's Table 7.1 and compare with the thesis.
     Table(table::TableArgs),
+    /// Time Kalra's three mechanisms against the paper's table, and a step's cost against the
+    /// length of a chain.
+    AssemblyBench(assembly_bench::AssemblyBenchArgs),
     /// Write a robot model (URDF or MJCF) as a scene file.
     Import(model::ImportArgs),
     /// A model's forward dynamics and mass matrix at given states, as JSON (for checking
@@ -98,6 +102,7 @@ fn main() -> ExitCode {
         Command::Poses(args) => poses::poses(&args),
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Table(args) => table::table(&args),
+        Command::AssemblyBench(args) => assembly_bench::assembly_bench(&args),
         Command::Import(args) => model::import(&args),
         Command::Dynamics(args) => model::dynamics(&args),
         Command::New(args) => new::new(&args),

@@ -76,9 +76,15 @@ fn a_ball_hitting_a_pendulum_bounces_at_the_closed_form_speed() {
     let got_v = sim.balls[0].velocity.x;
     let got_w = sim.assembly.bodies()[0].angular_velocity().y;
     println!("ball {got_v} (closed form {v_ball}), rod ω {got_w} (closed form {omega})");
-    assert!((got_v - v_ball).abs() < 1e-7 * v, "ball {got_v} vs {v_ball}");
+    assert!(
+        (got_v - v_ball).abs() < 1e-7 * v,
+        "ball {got_v} vs {v_ball}"
+    );
     // The end moves +x when the rod turns negatively about y (ω × (−L z) = +x for ω = −ω y).
-    assert!((-got_w - omega).abs() < 1e-7 * omega, "rod ω {got_w} vs {omega}");
+    assert!(
+        (-got_w - omega).abs() < 1e-7 * omega,
+        "rod ω {got_w} vs {omega}"
+    );
     // Elastic: kinetic energy kept (the table and hinge do no work).
     let e1 = sim.kinetic_energy();
     assert!((e1 - e0).abs() < 1e-7 * e0, "KE {e0} → {e1}");
@@ -160,7 +166,10 @@ fn a_slider_crank_kicks_a_ball_off_at_the_effective_mass_speed() {
         sim.time()
     );
     assert!(x_dot > 0.1, "the slider should be moving out: {x_dot}");
-    assert!((got - expected).abs() < 1e-7 * expected, "{got} vs {expected}");
+    assert!(
+        (got - expected).abs() < 1e-7 * expected,
+        "{got} vs {expected}"
+    );
     let (e_before, e_after) = (before.kinetic_energy(), sim.kinetic_energy());
     assert!(
         (e_after - e_before).abs() < 1e-7 * e_before,

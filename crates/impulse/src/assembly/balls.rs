@@ -12,7 +12,8 @@
 //! relative speed times the step.
 
 use crate::math::{Mat3, Vec3, orthonormal_basis};
-use crate::response::{RestitutionLaw, body_collision_matrix, integrate};
+use crate::response::integration::integrate;
+use crate::response::{RestitutionLaw, body_collision_matrix};
 
 use super::{Assembly, AssemblyError};
 
@@ -133,7 +134,9 @@ impl AssemblyWithBalls {
             {
                 return Err(AssemblyError::Body {
                     body: format!("striker {i}"),
-                    message: "a striker needs an existing body, a finite offset and a positive radius".into(),
+                    message:
+                        "a striker needs an existing body, a finite offset and a positive radius"
+                            .into(),
                 });
             }
         }
@@ -189,11 +192,7 @@ impl AssemblyWithBalls {
             let dt = self.assembly.time() - before;
             for b in &mut self.balls {
                 // Exact ballistic flight over the step.
-                let a = if b.on_table {
-                    g - g.z * Vec3::z()
-                } else {
-                    g
-                };
+                let a = if b.on_table { g - g.z * Vec3::z() } else { g };
                 b.position += b.velocity * dt + a * (0.5 * dt * dt);
                 b.velocity += a * dt;
             }
@@ -256,7 +255,10 @@ impl AssemblyWithBalls {
                 let k = body_collision_matrix(1.0 / a.mass, &a.inverse_inertia(), &ra)
                     + body_collision_matrix(1.0 / b.mass, &b.inverse_inertia(), &rb);
                 let p = self.resolve(&k, &u, &n);
-                let (ia, ib) = (self.balls[i].inverse_inertia(), self.balls[j].inverse_inertia());
+                let (ia, ib) = (
+                    self.balls[i].inverse_inertia(),
+                    self.balls[j].inverse_inertia(),
+                );
                 let (ma, mb) = (self.balls[i].mass, self.balls[j].mass);
                 self.balls[i].velocity += p / ma;
                 self.balls[i].angular_velocity += ia * ra.cross(&p);
