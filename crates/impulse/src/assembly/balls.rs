@@ -118,9 +118,9 @@ impl AssemblyWithBalls {
             let finite = [b.position, b.velocity, b.angular_velocity]
                 .iter()
                 .all(|v| v.iter().all(|x| x.is_finite()));
-            if !(b.mass.is_finite() && b.mass > 0.0 && b.radius.is_finite() && b.radius > 0.0)
-                || !finite
-            {
+            let sized =
+                b.mass.is_finite() && b.mass > 0.0 && b.radius.is_finite() && b.radius > 0.0;
+            if !(sized && finite) {
                 return Err(AssemblyError::Body {
                     body: b.name.clone(),
                     message: "a ball needs a positive mass and radius and a finite state".into(),
@@ -140,9 +140,9 @@ impl AssemblyWithBalls {
                 });
             }
         }
-        if !(restitution.is_finite() && (0.0..=1.0).contains(&restitution))
-            || !(friction.is_finite() && friction >= 0.0)
-        {
+        let restitution_ok = restitution.is_finite() && (0.0..=1.0).contains(&restitution);
+        let friction_ok = friction.is_finite() && friction >= 0.0;
+        if !(restitution_ok && friction_ok) {
             return Err(AssemblyError::Body {
                 body: String::new(),
                 message: format!(
