@@ -1,6 +1,7 @@
 //! `impulse`: run, check and inspect rigid-body scenes.
 
 mod assembly;
+mod assembly_bench;
 mod builtin;
 mod check;
 mod checkpoint;
@@ -78,6 +79,9 @@ enum Command {
     /// Long runs (60 s simulated each) of the Table 7.1 and hybrid scenes: energy never above
     /// its start, no penetration beyond the envelope, memory flat.
     Soak(soak::SoakArgs),
+    /// Time Kalra's three mechanisms against the paper's table, and a step's cost against the
+    /// length of a chain.
+    AssemblyBench(assembly_bench::AssemblyBenchArgs),
     /// Write a robot model (URDF or MJCF) as a scene file.
     Import(model::ImportArgs),
     /// A model's forward dynamics and mass matrix at given states, as JSON (for checking
@@ -104,6 +108,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Table(args) => table::table(&args),
         Command::Soak(args) => soak::soak(&args),
+        Command::AssemblyBench(args) => assembly_bench::assembly_bench(&args),
         Command::Import(args) => model::import(&args),
         Command::Dynamics(args) => model::dynamics(&args),
         Command::New(args) => new::new(&args),

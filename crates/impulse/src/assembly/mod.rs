@@ -15,7 +15,9 @@
 //! An assembly runs on its own: it is not yet one of the world's colliders (see
 //! `docs/ARCHITECTURE.md`, "Assemblies").
 
+pub mod balls;
 mod drift;
+mod impulse;
 mod path;
 mod primitive;
 mod rows;
