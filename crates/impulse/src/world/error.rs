@@ -44,6 +44,16 @@ pub enum SimulationError {
         /// The body or link with the most kinetic energy then.
         fastest: String,
     },
+    /// A collision's integration ran out of steps before the collision ended (a stiff
+    /// collision matrix: masses or inertias of very different sizes meeting at one contact).
+    StiffCollision {
+        bodies: (String, String),
+        time: f64,
+        /// The integration steps taken.
+        steps: u64,
+        /// The collision matrix's largest singular value over its smallest.
+        condition: f64,
+    },
     /// A setting is out of its range, or the collision envelope is not smaller than the
     /// smallest dynamic body (checked as the run starts).
     Settings(SettingsError),
@@ -89,6 +99,21 @@ impl fmt::Display for SimulationError {
                 crate::math::readable(*allowed)
             ),
             Self::Multibody { multibody, error } => write!(f, "multibody `{multibody}`, {error}"),
+            Self::StiffCollision {
+                bodies,
+                time,
+                steps,
+                condition,
+            } => write!(
+                f,
+                "the collision between `{}` and `{}` at t = {time} did not end in {steps} \
+                 integration steps: its collision matrix is too stiff (largest over smallest \
+                 singular value {}; bodies or links of very different masses or inertias \
+                 meeting at one contact?)",
+                bodies.0,
+                bodies.1,
+                crate::math::readable(*condition)
+            ),
             Self::NoProgress { bodies, time } => write!(
                 f,
                 "collisions between `{}` and `{}` keep setting off others at t = {time} without end (a resting stack too tall for impulse-based contact?)",

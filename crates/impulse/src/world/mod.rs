@@ -25,6 +25,7 @@ mod respond;
 mod schedule;
 mod settings;
 mod sleep;
+mod spin_sphere;
 
 use std::collections::{BTreeMap, HashMap};
 
