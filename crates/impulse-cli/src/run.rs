@@ -152,6 +152,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         trajectory: &mut trajectory,
         events: &mut events,
     };
+    // Ctrl-C and SIGTERM also stop a long stretch between two frames (issue 42).
+    scene.world.set_interrupt(&STOP);
     let outcome = run_scene_until(&mut scene, &options, &mut records, &mut progress, &STOP)
         .map_err(|e| format!("writing the run's records in {}: {e}", out.display()))?;
     bar.finish_and_clear();

@@ -30,6 +30,8 @@ pub(crate) struct Participants<'a> {
     pub materials: &'a MaterialTable<'a>,
     /// Constraint groups (constraint-based contact), which move the bodies they hold.
     pub groups: &'a mut Groups,
+    /// Set from outside to stop the run between events (`World::set_interrupt`).
+    pub interrupt: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl Participants<'_> {

@@ -54,6 +54,9 @@ pub enum SimulationError {
         /// The collision matrix's largest singular value over its smallest.
         condition: f64,
     },
+    /// Stopped from outside ([`World::set_interrupt`](super::World::set_interrupt)) at `time`,
+    /// between two events or two steps of a contact group's flight.
+    Interrupted { time: f64 },
     /// A setting is out of its range, or the collision envelope is not smaller than the
     /// smallest dynamic body (checked as the run starts).
     Settings(SettingsError),
@@ -99,6 +102,7 @@ impl fmt::Display for SimulationError {
                 crate::math::readable(*allowed)
             ),
             Self::Multibody { multibody, error } => write!(f, "multibody `{multibody}`, {error}"),
+            Self::Interrupted { time } => write!(f, "interrupted at t = {time}"),
             Self::StiffCollision {
                 bodies,
                 time,
@@ -132,6 +136,20 @@ impl fmt::Display for SimulationError {
                 bodies.1,
                 super::event_loop::STALL_SPAN
             ),
+        }
+    }
+}
+
+impl SimulationError {
+    /// [`SimulationError::Interrupted`] for a body's or group's integration stopped from
+    /// outside (wherever its error was wrapped); any other error as it is.
+    pub(crate) fn interrupted_or(self) -> Self {
+        match self {
+            Self::Integration {
+                error: IntegrationError::Interrupted { time },
+                ..
+            } => Self::Interrupted { time },
+            other => other,
         }
     }
 }

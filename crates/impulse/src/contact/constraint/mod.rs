@@ -178,6 +178,8 @@ pub(crate) struct ContactGroup {
     /// Ray impulses applied while integrating ahead, for `events.csv`: (time, member-side
     /// contact index, impulse on A) — taken by the event loop when it reaches them.
     pub(crate) rays: Vec<(f64, usize, Vec3)>,
+    /// Set from outside to stop a long flight between its steps (`World::set_interrupt`).
+    pub(crate) interrupt: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl ContactGroup {
@@ -224,6 +226,7 @@ impl ContactGroup {
             hold_basis: false,
             counters: RefCell::new(GroupCounters::default()),
             rays: Vec::new(),
+            interrupt: None,
         }
     }
 
@@ -368,6 +371,14 @@ impl ContactGroup {
             };
             if flight.time() >= t {
                 break;
+            }
+            if self
+                .interrupt
+                .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed))
+            {
+                return Err(IntegrationError::Interrupted {
+                    time: flight.time(),
+                });
             }
             if self.segments.len() >= MAX_HELD_STEPS {
                 // Every step is held until the event loop passes it: bound them (a stiff
