@@ -208,3 +208,148 @@ fn the_convexity_check_by_edges_accepts_a_fine_sphere_and_refuses_a_dent() {
     let error = Polyhedron::from_convex_objects(dented, Path::new("dented.obj")).unwrap_err();
     assert!(error.to_string().contains("is not convex"), "{error}");
 }
+
+/// A ball over a floor, with `world` and `ball` lines added to their tables.
+fn ball_scene(world: &str, ball: &str) -> String {
+    format!(
+        r#"
+[world]
+gravity = [0, 0, -9.81]
+duration = 0.5
+{world}
+[[bodies]]
+name = "floor"
+motion = "fixed"
+shape = {{ type = "box", size = [2, 2, 0.1] }}
+position = [0, 0, -0.05]
+[[bodies]]
+name = "ball"
+shape = {{ type = "sphere", radius = 0.1 }}
+density = 1000
+position = [0, 0, 0.3]
+{ball}
+"#
+    )
+}
+
+/// The scene's diagnostics, one a line, when it is refused.
+fn refused(text: &str) -> String {
+    match scene::parse(Path::new("guards.toml"), text) {
+        Ok(_) => panic!("the scene loaded"),
+        Err(scene::SceneError::Invalid(diagnostics)) => diagnostics
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn gravity_too_strong_for_the_envelope_is_refused_naming_gravity() {
+    // Gravity 1e15 with the default envelope: the ball resting on the floor would take a
+    // microcollision every √(2ε/g) = 1.4e-9 s (ε = 1e-3 m, the default for these sizes),
+    // 3.5e8 over the 0.5 s run; it loaded, and the run crawled (38.5 million microcollisions
+    // in 20 s of wall time reached t = 0.1) without a word. Gravity 1e13 (3.5e7) still loads.
+    let message = refused(&ball_scene("", "").replace("-9.81", "-1e15"));
+    assert!(message.contains("guards.toml:3:"), "{message}");
+    assert!(message.contains("`world.gravity`"), "{message}");
+    assert!(message.contains("1.4142135623730951e-9"), "{message}");
+    assert!(message.contains("3.53553391e8"), "{message}");
+    load(&ball_scene("", "").replace("-9.81", "-1e13"));
+}
+
+#[test]
+fn a_tiny_radius_is_called_too_small_not_singular() {
+    // radius = 1e-300: the mass (1000 · 4/3 π 1e-900) underflows to 0. It was called "too
+    // large" (an inertia that was not finite), then "singular (all its mass on a line)".
+    let message = refused(&ball_scene("", "").replace("radius = 0.1", "radius = 1e-300"));
+    assert!(message.contains("too small"), "{message}");
+    assert!(
+        !message.contains("singular") && !message.contains("too large"),
+        "{message}"
+    );
+    // A point mass alone on a shape is still a point: its own error is unchanged.
+}
+
+#[test]
+fn a_point_mass_too_heavy_for_its_energy_is_refused_by_check_naming_its_body() {
+    // A 1e308 point mass 0.3 m up: m g h overflows. It passed `check`, and the run stopped
+    // at once with "the total energy rose by NaN".
+    let message = refused(&ball_scene(
+        "",
+        "point_masses = [{ mass = 1e308, position = [0, 0, 0] }]",
+    ));
+    assert!(message.contains("body `ball`"), "{message}");
+    assert!(message.contains("energy is too large"), "{message}");
+    assert!(message.contains("mass 1e308"), "{message}");
+}
+
+#[test]
+fn a_box_period_too_long_for_gravity_is_refused_by_check_as_a_setting() {
+    // ½ g T² overflows at T = 1e308: `check` passed it, and the run stopped at t = 0 (first
+    // blaming a body, since fixed, then naming the setting only when run).
+    let message = refused(&ball_scene("box_period = 1e308", ""));
+    assert!(message.contains("`world.box_period`"), "{message}");
+    assert!(message.contains("found 1e308"), "{message}");
+    assert!(
+        !message.contains("000000000"),
+        "300-digit numbers: {message}"
+    );
+}
+
+#[test]
+fn huge_numbers_in_messages_are_printed_compactly() {
+    // A negative density of −1e300 was printed with all its 301 digits.
+    let message = refused(&ball_scene("", "").replace("density = 1000", "density = -1e300"));
+    assert!(message.contains("-1e300"), "{message}");
+    assert!(!message.contains("000000000"), "{message}");
+    // Every reader's message goes through the same compaction: a restitution of 1e300 and a
+    // tiny negative one (−1e-300 was 0.000…, 300 zeros).
+    for (value, shown) in [("1e300", "found 1e300"), ("-1e-300", "found -1e-300")] {
+        let message = refused(&ball_scene(
+            &format!("[materials.default]\nfriction = 0.5\nrestitution = {value}"),
+            "",
+        ));
+        assert!(message.contains(shown), "{message}");
+        assert!(!message.contains("000000000"), "{message}");
+    }
+}
+
+#[test]
+fn control_characters_in_scene_keys_are_escaped_in_messages() {
+    // A quoted TOML key may hold an escape sequence: `"bad\u001b[31mkey" = 1` reached the
+    // terminal raw in the "unknown key" message (and would have coloured it red).
+    let message = refused(&ball_scene("\"bad\\u001b[31mkey\" = 1", ""));
+    assert!(message.contains(r"bad\u{1b}[31mkey"), "{message}");
+    assert!(!message.contains('\u{1b}'), "{message:?}");
+}
+
+#[test]
+fn an_energy_bound_of_zero_holds_in_free_fall() {
+    // A tumbling box in free fall: energy_bound = 0 (no gain at all) tripped at t = 0.21 on a
+    // rise of 3.6e-12 J out of 60 J, the rotation's integration error. The bound now allows
+    // ENERGY_TOLERANCE (1e-9) of the energies' size on top: over 10 s the rise stays below
+    // it (5e-12 of the size over 100 s, measured), and the run completes.
+    let mut scene = load(
+        r#"
+[world]
+gravity = [0, 0, -9.81]
+duration = 10
+energy_bound = 0
+[[bodies]]
+name = "box"
+shape = { type = "box", size = [0.1, 0.2, 0.3] }
+density = 1000
+velocity = [1, 2, 3]
+angular_velocity = [1, 5, 2]
+"#,
+    );
+    for k in 1..=100 {
+        scene
+            .world
+            .advance_to(0.1 * f64::from(k))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(impulse::world::ENERGY_TOLERANCE, 1e-9);
+}

@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, HashMap};
 use colliders::{Colliders, Participants, may_collide};
 pub use contact_report::{Consistency, ContactReport, ReportedContact};
 pub use counters::{ConstraintCounters, Counters, MultibodyCounters, PenaltyCounters};
-pub use energy::Energy;
+pub use energy::{ENERGY_TOLERANCE, Energy};
 pub use error::{AddBodyError, AddMultibodyError, SimulationError};
 use event_loop::EventLoop;
 pub(crate) use materials::MaterialTable;
