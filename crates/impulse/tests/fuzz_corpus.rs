@@ -48,3 +48,18 @@ fn the_mesh_corpus_reads_without_a_panic() {
         }
     }
 }
+
+#[path = "../../../fuzz/narrow_input.rs"]
+mod narrow_input;
+
+#[test]
+fn the_narrow_phase_corpus_gives_finite_answers() {
+    // The seeds (every pair of shape kinds at touching, overlapping and distant poses) and
+    // whatever a fuzz run kept: each decoded into two shapes and poses, queried twice.
+    let files = corpus("narrow");
+    assert!(files.len() >= 49, "the seeds: 7 × 7 kinds");
+    for file in files {
+        let data = std::fs::read(&file).unwrap();
+        narrow_input::run(&data);
+    }
+}
