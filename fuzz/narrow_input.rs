@@ -105,7 +105,12 @@ impl Bytes<'_> {
 fn check_answer(answer: &Closest, what: &str) {
     assert!(answer.distance.is_finite(), "{what}: distance {answer:?}");
     assert!(
-        answer.point_a.coords.iter().chain(answer.point_b.coords.iter()).all(|c| c.is_finite()),
+        answer
+            .point_a
+            .coords
+            .iter()
+            .chain(answer.point_b.coords.iter())
+            .all(|c| c.is_finite()),
         "{what}: points {answer:?}"
     );
     assert!(

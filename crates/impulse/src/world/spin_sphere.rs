@@ -43,7 +43,8 @@ impl EventLoop {
         let between = cb - ca;
         let distance = between.norm();
         let gap = distance - self.colliders.reach[a] - self.colliders.reach[b];
-        if !(gap > 0.5 * epsilon) {
+        // (Also a NaN gap: no bound.)
+        if gap.is_nan() || gap <= 0.5 * epsilon {
             return 0.0;
         }
         let towards_b = between / distance;
