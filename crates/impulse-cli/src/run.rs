@@ -258,6 +258,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         replayed: &mut replayed,
         save: &mut save,
     };
+    // Ctrl-C and SIGTERM also stop a long stretch between two frames (issue 42).
+    scene.world.set_interrupt(&STOP);
     let file_name = scene.path.display().to_string();
     let outcome = run_checkpointed(
         &scene.name,

@@ -77,6 +77,11 @@ pub enum IntegrationError {
         /// Steps held.
         steps: usize,
     },
+    /// Stopped from outside (Ctrl-C, SIGTERM: see `World::set_interrupt`) at `time`.
+    Interrupted {
+        /// Time reached.
+        time: f64,
+    },
     /// A constraint group's contact problem had no valid forces at `time`, again after each
     /// answer by impulses (Lemke could not solve it, or its answer failed its check).
     NoContactForces {
@@ -101,6 +106,7 @@ impl fmt::Display for IntegrationError {
                  too stiff or unstable to integrate (a controller's gains too high for its \
                  `rate`, or joints that fight each other, such as two coaxial revolutes?)"
             ),
+            Self::Interrupted { time } => write!(f, "interrupted at t = {time}"),
             Self::NoContactForces { time, contacts } => write!(
                 f,
                 "no valid contact forces for {contacts} held contacts at t = {time}, even after \

@@ -48,3 +48,30 @@ fn the_mesh_corpus_reads_without_a_panic() {
         }
     }
 }
+
+#[path = "../../../fuzz/narrow_input.rs"]
+mod narrow_input;
+
+#[test]
+fn the_narrow_phase_corpus_gives_finite_answers() {
+    // The seeds (every pair of shape kinds at touching, overlapping and distant poses) and
+    // whatever a fuzz run kept: each decoded into two shapes and poses, queried twice.
+    let files = corpus("narrow");
+    assert!(files.len() >= 49, "the seeds: 7 × 7 kinds");
+    for file in files {
+        let data = std::fs::read(&file).unwrap();
+        narrow_input::run(&data);
+    }
+}
+
+#[test]
+#[ignore = "slow: one query takes 5.8 s in a debug build (found by the narrow fuzz target, not fixed)"]
+fn a_flat_disc_through_a_needle_is_answered_in_reasonable_time() {
+    // fuzz/artifacts narrow timeout-2ffc0af…: a cylinder of radius 14.3 and half-height 0.011
+    // and one of radius 0.0095 and half-height 14.9, both at about (−20, −20, −20) turned
+    // alike: the query took more than the fuzzer's 5 s under its sanitizers (stack in the
+    // EPA's expansion); its answers pass the checks.
+    narrow_input::run(&[
+        0x02, 0x52, 0xb1, 0xa6, 0x2c, 0x02, 0xcb, 0x29, 0x06, 0xb2, 0x20,
+    ]);
+}

@@ -220,6 +220,11 @@ impl SoonestCheck {
         }
     }
 
+    /// The two colliders' motion bounds.
+    pub(crate) fn motion(&self) -> (MotionBound, MotionBound) {
+        self.motion
+    }
+
     /// The delay before the pair's next check.
     pub(crate) fn delay(&self) -> f64 {
         if self.beyond_slack.is_finite() {

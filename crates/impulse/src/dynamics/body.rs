@@ -103,6 +103,14 @@ impl RigidBody {
         if dynamic {
             let scale = principal_inertia.max();
             let smallest = principal_inertia.min();
+            let size = desc
+                .shapes
+                .iter()
+                .map(|p| p.shape.bounding_radius() + p.pose.translation.vector.norm())
+                .fold(0.0, f64::max);
+            if let Some(error) = super::desc::underflow(mass_properties.mass, scale, size) {
+                return Err(error);
+            }
             if smallest.is_nan() || smallest <= 1e-12 * scale {
                 return Err(BodyError::ZeroInertia);
             }

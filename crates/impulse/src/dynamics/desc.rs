@@ -126,6 +126,9 @@ pub enum BodyError {
     HalfSpaceNotFixed,
     /// A dynamic body that includes a half-space cannot have mass properties.
     ZeroInertia,
+    /// The mass or the inertia is too small for `f64`: it underflowed to zero or to a
+    /// subnormal number (a sphere of radius 1e-300 was called singular, issue 42).
+    Underflow { mass: f64, inertia: f64 },
     /// An inertia tensor given directly that no solid has: a principal moment not positive, or
     /// larger than the sum of the other two.
     InertiaNotPhysical { moments: [f64; 3] },
@@ -147,7 +150,11 @@ impl fmt::Display for BodyError {
             Self::NoShapes => write!(f, "a body needs at least one shape"),
             Self::NonFinite { what } => write!(f, "{what} must be finite"),
             Self::NonPositiveMass { what, value } => {
-                write!(f, "{what} must be positive, got {value}")
+                write!(
+                    f,
+                    "{what} must be positive, got {}",
+                    crate::math::readable(*value)
+                )
             }
             Self::HalfSpaceNotFixed => write!(
                 f,
@@ -156,6 +163,14 @@ impl fmt::Display for BodyError {
             Self::ZeroInertia => write!(
                 f,
                 "the body's inertia is singular (all its mass on a line); give it a solid shape"
+            ),
+            Self::Underflow { mass, inertia } => write!(
+                f,
+                "the body is too small for its mass properties to be represented (mass {}, \
+                 largest principal moment {}: they underflow); give its shapes sizes and \
+                 density of ordinary magnitude, or choose smaller units",
+                crate::math::readable(*mass),
+                crate::math::readable(*inertia)
             ),
             Self::InertiaNotPhysical { moments } => write!(
                 f,
@@ -188,6 +203,18 @@ pub(crate) fn check_inertia(inertia: &Mat3) -> Result<(), BodyError> {
             moments: [moments[0], moments[1], moments[2]],
         })
     }
+}
+
+/// [`BodyError::Underflow`] if mass properties of `mass` and largest principal moment
+/// `inertia`, for shapes reaching `size` from the model origin, were lost to underflow: a mass
+/// of 0 or subnormal, a subnormal moment, or moments of 0 where `mass · size²` is itself below
+/// the least normal number. (All-zero moments of an ordinary mass are a point or a line.)
+pub(crate) fn underflow(mass: f64, inertia: f64, size: f64) -> Option<BodyError> {
+    let subnormal = |x: f64| x.is_finite() && !x.is_normal();
+    let lost = subnormal(mass)
+        || (inertia != 0.0 && subnormal(inertia))
+        || (inertia == 0.0 && mass * size * size < f64::MIN_POSITIVE);
+    lost.then_some(BodyError::Underflow { mass, inertia })
 }
 
 /// Checks every shape's dimensions ([`Shape::check`]).

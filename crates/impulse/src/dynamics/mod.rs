@@ -14,7 +14,7 @@ mod prescribed;
 
 pub use body::RigidBody;
 pub use desc::{BodyDesc, BodyError, MassSpec, MotionType, PlacedShape};
-pub(crate) use desc::{body_mass_properties, check_inertia, check_shapes};
+pub(crate) use desc::{body_mass_properties, check_inertia, check_shapes, underflow};
 #[cfg(any(test, feature = "internals"))]
 pub use free_flight::EulerRotation;
 #[cfg(feature = "internals")]

@@ -105,6 +105,9 @@ pub fn convex_hull(points: &[Point]) -> Result<Vec<[u32; 3]>, HullError> {
     }
 
     let mut pending: Vec<usize> = (0..faces.len()).collect();
+    // Which faces the current eye sees, kept between eyes and cleared after each: a fresh
+    // vector per eye cost O(faces) each, quadratic on a finely tessellated mesh (issue 42).
+    let mut is_visible: Vec<bool> = Vec::new();
     while let Some(f) = pending.pop() {
         if !faces[f].alive || faces[f].outside.is_empty() {
             continue;
@@ -124,7 +127,7 @@ pub fn convex_hull(points: &[Point]) -> Result<Vec<[u32; 3]>, HullError> {
 
         // Faces visible from the eye: a connected region grown from f by exact tests.
         let mut visible = vec![f];
-        let mut is_visible = vec![false; faces.len()];
+        is_visible.resize(faces.len(), false);
         is_visible[f] = true;
         let mut k = 0;
         while k < visible.len() {
@@ -153,6 +156,7 @@ pub fn convex_hull(points: &[Point]) -> Result<Vec<[u32; 3]>, HullError> {
         }
         let mut orphans: Vec<u32> = Vec::new();
         for &g in &visible {
+            is_visible[g] = false;
             faces[g].alive = false;
             orphans.append(&mut faces[g].outside);
         }

@@ -92,7 +92,8 @@ impl std::fmt::Display for ShapeError {
             Self::Dimension { what, value } => {
                 write!(
                     f,
-                    "its {what} must be a positive finite number, got {value}"
+                    "its {what} must be a positive finite number, got {}",
+                    crate::math::readable(*value)
                 )
             }
             Self::TooThin { thinnest, largest } => write!(

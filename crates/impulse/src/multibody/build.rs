@@ -334,6 +334,14 @@ pub(crate) fn build(
         let mass_properties = body_mass_properties(body).map_err(link_error)?;
         let (moments, axes) = mass_properties.principal();
         let scale = moments.max();
+        let size = body
+            .shapes
+            .iter()
+            .map(|p| p.shape.bounding_radius() + p.pose.translation.vector.norm())
+            .fold(0.0, f64::max);
+        if let Some(error) = crate::dynamics::underflow(mass_properties.mass, scale, size) {
+            return Err(link_error(error));
+        }
         if moments.min().is_nan() || moments.min() <= 1e-12 * scale {
             return Err(link_error(BodyError::ZeroInertia));
         }

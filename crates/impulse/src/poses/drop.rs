@@ -61,7 +61,10 @@ impl DropPhysics {
     /// Checks every value's range, naming the first that is out of it.
     pub fn check(&self) -> Result<(), String> {
         let fail = |name: &str, expected: &str, value: f64| {
-            Err(format!("{name} must be {expected}, got {value}"))
+            Err(format!(
+                "{name} must be {expected}, got {}",
+                crate::math::readable(value)
+            ))
         };
         let positive = |x: f64| x.is_finite() && x > 0.0;
         if !positive(self.gravity) {

@@ -77,6 +77,7 @@ fn reversal(
         work: 0.5 * (target + u0).dot(&impulse),
         compression_work: -0.5 * u0.dot(&(k_inverse * u0)),
         steps: 0,
+        out_of_steps: false,
     })
 }
 

@@ -58,6 +58,11 @@ pub struct Outcome {
     pub compression_work: f64,
     /// Integration steps the sliding took (0 when the collision was closed form throughout).
     pub steps: u32,
+    /// The sliding ran out of steps ([`MAX_SLIDING_STEPS`]) before the collision ended: the
+    /// impulse is where the integration stopped, not the collision's. A stiff collision
+    /// matrix does it (a link of 0.1 kg on a base of 1e13 kg: the tangential velocity along
+    /// the light direction turns a million times faster than the collision proceeds).
+    pub out_of_steps: bool,
 }
 
 /// How the contact slides.
@@ -130,6 +135,7 @@ pub fn integrate_with(
         work,
         compression_work: phases.compression_work,
         steps: context.steps.get(),
+        out_of_steps: context.out_of_steps.get(),
     }
 }
 
@@ -236,6 +242,8 @@ struct Context<'a> {
     tolerance: Tolerance,
     /// Integration steps taken so far.
     steps: std::cell::Cell<u32>,
+    /// A sliding phase ran out of steps.
+    out_of_steps: std::cell::Cell<bool>,
 }
 
 impl<'a> Context<'a> {
@@ -272,6 +280,7 @@ impl<'a> Context<'a> {
                 min_step: 0.0,
             },
             steps: std::cell::Cell::new(0),
+            out_of_steps: std::cell::Cell::new(false),
         }
     }
 
@@ -647,13 +656,15 @@ impl<'a> Context<'a> {
                 lo = hi;
             }
         }
-        // Out of steps (not seen in practice): stop sliding here, impulse and velocity change
-        // consistent as integrated.
+        // Out of steps (a stiff collision matrix, see `Outcome::out_of_steps`): stop sliding
+        // here, impulse and velocity change consistent as integrated. Near sticking the rest
+        // is closed form; otherwise the collision is unfinished, and the caller is told.
         let last = pack(rk.time(), rk.state());
         let stuck = last.u.x.hypot(last.u.y) < 1e3 * self.sticking_speed;
         if stuck {
             (last, SlideEnd::Stuck)
         } else {
+            self.out_of_steps.set(true);
             phases.goal = None;
             (last, SlideEnd::Over)
         }
@@ -759,7 +770,7 @@ impl Drop for Lent {
 }
 
 /// Bound on the integration steps of one sliding phase.
-const MAX_SLIDING_STEPS: usize = 100_000;
+pub const MAX_SLIDING_STEPS: usize = 100_000;
 
 /// Sliding with p_z as the variable (Theorem 8):
 /// y = [u_x, u_y, u_z, W_z / work_scale, p_x · impulse_scale, p_y · impulse_scale].

@@ -170,6 +170,11 @@ pub fn run_checkpointed<W: Write, E: Write>(
         for event in world.take_events() {
             records.events.write(&event)?;
         }
+        if let Err(SimulationError::Interrupted { .. }) = advanced {
+            // Stopped from outside between two frames: the records end with the last one.
+            interrupted = true;
+            break;
+        }
         if let Err(e) = advanced {
             // The energy is checked once everything is at `t`: that state is a whole frame,
             // the last one computed (issue 42).

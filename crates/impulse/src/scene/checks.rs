@@ -81,7 +81,9 @@ impl<'c, 's> SceneReader<'c, 's> {
                 &span,
                 "world.collision_epsilon",
                 format!(
-                    "collision_epsilon = {eps} is large next to the smallest body (size {size:.4}); bodies will rest visibly apart. Aim for 2–3 orders of magnitude below body size"
+                    "collision_epsilon = {} is large next to the smallest body (size {}); bodies will rest visibly apart. Aim for 2–3 orders of magnitude below body size",
+                    crate::math::readable(eps),
+                    crate::math::readable(size)
                 ),
             );
         } else if eps < 1e-5 * size {
@@ -89,7 +91,9 @@ impl<'c, 's> SceneReader<'c, 's> {
                 &span,
                 "world.collision_epsilon",
                 format!(
-                    "collision_epsilon = {eps} is tiny next to the smallest body (size {size:.4}): contacts will need very many collision checks. Aim for 2–3 orders of magnitude below body size"
+                    "collision_epsilon = {} is tiny next to the smallest body (size {}): contacts will need very many collision checks. Aim for 2–3 orders of magnitude below body size",
+                    crate::math::readable(eps),
+                    crate::math::readable(size)
                 ),
             );
         }

@@ -11,6 +11,7 @@ mod materials;
 mod multibody;
 mod penalty;
 pub(crate) mod reader;
+mod run_guards;
 mod run_options;
 mod shapes;
 mod values;
@@ -193,6 +194,9 @@ impl<'c, 's> SceneReader<'c, 's> {
         self.read_multibodies(root, &mut world, &materials, default_material);
         self.read_models(root, &mut world, default_material);
         self.warn_about_scale(&world, root);
+        if self.ctx.error_count() == 0 {
+            self.check_run(&world, root, duration, &entries);
+        }
         if self.ctx.error_count() == 0 {
             self.check_overlaps(&world, &entries);
         }

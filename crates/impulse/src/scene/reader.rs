@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use toml::de::{DeTable, DeValue};
 
-use crate::math::Vec3;
+use crate::math::{Vec3, readable};
 
 type Spanned<T> = toml::Spanned<T>;
 
@@ -49,18 +49,76 @@ impl fmt::Display for Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
+        // Control characters from the file (a quoted TOML key, a file name, the source line
+        // a parse error quotes) are shown escaped, never sent to the terminal (issue 42); the
+        // message keeps its own line breaks.
         write!(
             f,
             "{}:{}:{}: {kind}: ",
-            self.path.display(),
+            printable(&self.path.display().to_string(), false),
             self.line,
             self.column
         )?;
         if !self.key.is_empty() {
-            write!(f, "`{}`: ", self.key)?;
+            write!(f, "`{}`: ", printable(&self.key, false))?;
         }
-        f.write_str(&self.message)
+        f.write_str(&compact_numbers(&printable(&self.message, true)))
     }
+}
+
+/// `text` with every number written out in more than 24 characters (how `{}` shows 1e300 or
+/// 1e-300: 301 digits) written compactly instead ([`readable`]): the readers' messages show
+/// values as they were read, and a few still format them plainly.
+pub(crate) fn compact_numbers(text: &str) -> std::borrow::Cow<'_, str> {
+    const LONG: usize = 24;
+    let bytes = text.as_bytes();
+    let numeric = |b: u8| b.is_ascii_digit() || b == b'.';
+    let mut out: Option<String> = None;
+    let (mut i, mut copied) = (0, 0);
+    while i < bytes.len() {
+        if !numeric(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && numeric(bytes[i]) {
+            i += 1;
+        }
+        let run = &text[start..i];
+        if run.len() > LONG
+            && run.matches('.').count() <= 1
+            && let Ok(value) = run.parse::<f64>()
+        {
+            let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            out.push_str(&text[copied..start]);
+            out.push_str(&readable(value));
+            copied = i;
+        }
+    }
+    match out {
+        Some(mut out) => {
+            out.push_str(&text[copied..]);
+            std::borrow::Cow::Owned(out)
+        }
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
+/// `text` with its control characters escaped (`\u{1b}`), line breaks kept if asked.
+pub(crate) fn printable(text: &str, keep_line_breaks: bool) -> std::borrow::Cow<'_, str> {
+    let escaped = |c: char| c.is_control() && !(keep_line_breaks && c == '\n');
+    if !text.chars().any(escaped) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if escaped(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The file being read and the diagnostics found so far.
@@ -260,7 +318,7 @@ impl<'c, 's> Value<'c, 's> {
         if v > 0.0 {
             Some(v)
         } else {
-            self.error(format!("expected a positive number, found {v}"));
+            self.error(format!("expected a positive number, found {}", readable(v)));
             None
         }
     }
@@ -271,7 +329,7 @@ impl<'c, 's> Value<'c, 's> {
         if v >= 0.0 {
             Some(v)
         } else {
-            self.error(format!("expected a number ≥ 0, found {v}"));
+            self.error(format!("expected a number ≥ 0, found {}", readable(v)));
             None
         }
     }
@@ -282,7 +340,10 @@ impl<'c, 's> Value<'c, 's> {
         if v >= 1.0 && v.fract() == 0.0 && v <= u32::MAX as f64 {
             Some(v as u32)
         } else {
-            self.error(format!("expected a whole number ≥ 1, found {v}"));
+            self.error(format!(
+                "expected a whole number ≥ 1, found {}",
+                readable(v)
+            ));
             None
         }
     }

@@ -30,6 +30,8 @@ pub(crate) struct Participants<'a> {
     pub materials: &'a MaterialTable<'a>,
     /// Constraint groups (constraint-based contact), which move the bodies they hold.
     pub groups: &'a mut Groups,
+    /// Set from outside to stop the run between events (`World::set_interrupt`).
+    pub interrupt: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl Participants<'_> {
@@ -59,6 +61,8 @@ pub(crate) struct Colliders {
     /// supporting planes per unit angular speed (the core's reach for sphere-swept parts).
     pub(super) reach: Vec<f64>,
     pub(super) spin_reach: Vec<f64>,
+    /// That centre, in the model frame (see [`Colliders::centre`]).
+    centres: Vec<Point>,
     /// The fixed body (collider index) a root link hangs from: they never collide.
     pub(super) hung_from: Vec<Option<usize>>,
     /// Free bodies that are symmetric tops (see [`Symmetry`]).
@@ -83,6 +87,7 @@ impl Colliders {
             models: Vec::new(),
             reach: Vec::new(),
             spin_reach: Vec::new(),
+            centres: Vec::new(),
             hung_from: Vec::new(),
             symmetries: Vec::new(),
             unbounded: Vec::new(),
@@ -92,6 +97,7 @@ impl Colliders {
         let push = |table: &mut Self, collider, model: CollisionModel, centre, anchor| {
             table.reach.push(model.reach_from(&centre));
             table.spin_reach.push(model.spin_reach_from(&centre));
+            table.centres.push(centre);
             let symmetry = match collider {
                 Collider::Body(id) => Symmetry::of(&bodies[id.0], &model),
                 Collider::Link(..) => None,
@@ -327,6 +333,13 @@ impl Colliders {
     #[inline]
     pub(super) fn pose(&self, c: usize, world: &Participants<'_>) -> Pose {
         collider_pose(self.kinds[c], world.bodies, world.multibodies)
+    }
+
+    /// Where collider `c`'s centre of motion is (world frame): every point of it lies within
+    /// `reach[c]` of this point.
+    #[inline]
+    pub(super) fn centre(&self, c: usize, world: &Participants<'_>) -> Point {
+        self.pose(c, world) * self.centres[c]
     }
 
     /// Velocity of the point of collider `c` at `point`.

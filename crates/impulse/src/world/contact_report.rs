@@ -118,6 +118,7 @@ impl World {
             settings: &self.settings,
             materials: &table,
             groups: &mut self.groups,
+            interrupt: self.interrupt,
         };
         let problem = self.collisions.contact_problem(&world);
         let sliding_speed = EventLoop::holding(&world).sliding_speed;

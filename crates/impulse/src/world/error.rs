@@ -50,6 +50,19 @@ pub enum SimulationError {
         /// The body or link with the most kinetic energy then.
         fastest: String,
     },
+    /// A collision's integration ran out of steps before the collision ended (a stiff
+    /// collision matrix: masses or inertias of very different sizes meeting at one contact).
+    StiffCollision {
+        bodies: (String, String),
+        time: f64,
+        /// The integration steps taken.
+        steps: u64,
+        /// The collision matrix's largest singular value over its smallest.
+        condition: f64,
+    },
+    /// Stopped from outside ([`World::set_interrupt`](super::World::set_interrupt)) at `time`,
+    /// between two events or two steps of a contact group's flight.
+    Interrupted { time: f64 },
     /// A setting is out of its range, or the collision envelope is not smaller than the
     /// smallest dynamic body (checked as the run starts).
     Settings(SettingsError),
@@ -107,6 +120,22 @@ impl fmt::Display for SimulationError {
                 crate::math::readable(*allowed)
             ),
             Self::Multibody { multibody, error } => write!(f, "multibody `{multibody}`, {error}"),
+            Self::Interrupted { time } => write!(f, "interrupted at t = {time}"),
+            Self::StiffCollision {
+                bodies,
+                time,
+                steps,
+                condition,
+            } => write!(
+                f,
+                "the collision between `{}` and `{}` at t = {time} did not end in {steps} \
+                 integration steps: its collision matrix is too stiff (largest over smallest \
+                 singular value {}; bodies or links of very different masses or inertias \
+                 meeting at one contact?)",
+                bodies.0,
+                bodies.1,
+                crate::math::readable(*condition)
+            ),
             Self::NoProgress { bodies, time } => write!(
                 f,
                 "collisions between `{}` and `{}` keep setting off others at t = {time} without end (a resting stack too tall for impulse-based contact?)",
@@ -125,6 +154,20 @@ impl fmt::Display for SimulationError {
                 bodies.1,
                 super::event_loop::STALL_SPAN
             ),
+        }
+    }
+}
+
+impl SimulationError {
+    /// [`SimulationError::Interrupted`] for a body's or group's integration stopped from
+    /// outside (wherever its error was wrapped); any other error as it is.
+    pub(crate) fn interrupted_or(self) -> Self {
+        match self {
+            Self::Integration {
+                error: IntegrationError::Interrupted { time },
+                ..
+            } => Self::Interrupted { time },
+            other => other,
         }
     }
 }

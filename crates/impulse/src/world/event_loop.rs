@@ -204,6 +204,14 @@ impl EventLoop {
         &mut self,
         world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
+        // Stopped from outside: before the event is taken, so that nothing is lost.
+        if world
+            .interrupt
+            .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed))
+            && let Some(t) = self.next_time()
+        {
+            return Err(SimulationError::Interrupted { time: t });
+        }
         let Some((t, event)) = self.schedule.heap.pop() else {
             return Ok(());
         };

@@ -469,7 +469,9 @@ impl EventLoop {
             let group_members: Vec<Member> =
                 ks.iter().map(|&k| self.member(members[k], world)).collect();
             let group_states: Vec<BodyState> = ks.iter().map(|&k| states[k]).collect();
-            let group = ContactGroup::new(group_members, &group_states, group_contacts, holding, t);
+            let mut group =
+                ContactGroup::new(group_members, &group_states, group_contacts, holding, t);
+            group.interrupt = world.interrupt;
             let g = world.groups.insert(group);
             self.renew_group(g, t, world)?;
         }

@@ -25,13 +25,14 @@ mod respond;
 mod schedule;
 mod settings;
 mod sleep;
+mod spin_sphere;
 
 use std::collections::{BTreeMap, HashMap};
 
 use colliders::{Colliders, Participants, may_collide};
 pub use contact_report::{Consistency, ContactReport, ReportedContact};
 pub use counters::{ConstraintCounters, Counters, MultibodyCounters, PenaltyCounters};
-pub use energy::Energy;
+pub use energy::{ENERGY_TOLERANCE, Energy};
 pub use error::{AddBodyError, AddMultibodyError, SimulationError};
 use event_loop::EventLoop;
 pub(crate) use materials::MaterialTable;
@@ -109,6 +110,8 @@ pub struct World {
     energy_allowance: Option<f64>,
     /// Measure the energy afresh at the next advance (the caller changed a state).
     energy_rebase: bool,
+    /// Set from outside to stop [`World::advance_to`] between events and group steps.
+    interrupt: Option<&'static std::sync::atomic::AtomicBool>,
     /// [`World::prepare`] has placed everything at the start time since the loop was last
     /// (re)built; the next advance does not do it again.
     prepared: bool,
@@ -130,6 +133,7 @@ impl World {
             energy_start: 0.0,
             energy_allowance: None,
             energy_rebase: false,
+            interrupt: None,
             prepared: false,
             groups: groups::Groups::default(),
         }
@@ -386,6 +390,14 @@ impl World {
         self.prepared = false;
     }
 
+    /// A flag that, once set (by a Ctrl-C or SIGTERM handler), makes [`World::advance_to`]
+    /// stop between events and between a contact group's integration steps with
+    /// [`SimulationError::Interrupted`]: a long stretch between two output frames (a long
+    /// group flight, a storm of microcollisions) no longer holds the run.
+    pub fn set_interrupt(&mut self, flag: &'static std::sync::atomic::AtomicBool) {
+        self.interrupt = Some(flag);
+    }
+
     /// Advances the world to time `t`: processes every collision event up to `t` in time order,
     /// then moves every body to `t`.
     pub fn advance_to(&mut self, t: f64) -> Result<(), SimulationError> {
@@ -416,6 +428,7 @@ impl World {
             settings: &self.settings,
             materials: &table,
             groups: &mut self.groups,
+            interrupt: self.interrupt,
         };
         if !self.collisions.started() {
             self.collisions.start(self.time, &mut world)?;
@@ -424,11 +437,13 @@ impl World {
             if next > t {
                 break;
             }
-            self.collisions.process_next(&mut world)?;
+            self.collisions
+                .process_next(&mut world)
+                .map_err(SimulationError::interrupted_or)?;
         }
         // Held bodies move with their groups; the others by their own flights.
         for g in world.groups.indices() {
-            groups::advance_group(&mut world, g, t)?;
+            groups::advance_group(&mut world, g, t).map_err(SimulationError::interrupted_or)?;
         }
         for body in &mut self.bodies {
             advance_body(body, t)?;

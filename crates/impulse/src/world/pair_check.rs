@@ -123,7 +123,10 @@ impl EventLoop {
                 &mut self.checks.narrow,
             );
         }
-        self.reschedule(p, t, soonest.delay(), allowances, world);
+        // A turning kinematic body's spin leaves it in a ball (see `spin_sphere`).
+        let sphere = self.spin_sphere_delay(p, soonest.motion(), epsilon, world);
+        let delay = soonest.delay().max(sphere.min(horizon));
+        self.reschedule(p, t, delay, allowances, world);
         Ok(())
     }
 

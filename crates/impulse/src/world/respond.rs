@@ -149,6 +149,15 @@ impl EventLoop {
             self.counters.cascade_responses += 1;
         }
         self.counters.collision_integration_steps += u64::from(outcome.steps);
+        if outcome.out_of_steps {
+            let singular = k.singular_values();
+            return Err(SimulationError::StiffCollision {
+                bodies: (self.colliders.name(a, world), self.colliders.name(b, world)),
+                time: t,
+                steps: u64::from(outcome.steps),
+                condition: singular.max() / singular.min(),
+            });
+        }
         match kind {
             ResponseKind::Collision => self.counters.collisions += 1,
             ResponseKind::Reversal => self.counters.microcollisions += 1,

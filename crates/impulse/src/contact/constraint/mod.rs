@@ -179,6 +179,8 @@ pub(crate) struct ContactGroup {
     /// when it reaches them ([`ContactGroup::take_rays`]), dropped with the flight past the
     /// group's time when it restarts.
     rays: Vec<RayImpulse>,
+    /// Set from outside to stop a long flight between its steps (`World::set_interrupt`).
+    pub(crate) interrupt: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 /// A ray's impulse at one held contact (Baraff ch. 13: a configuration with no valid contact
@@ -239,6 +241,7 @@ impl ContactGroup {
             hold_basis: false,
             counters: RefCell::new(GroupCounters::default()),
             rays: Vec::new(),
+            interrupt: None,
         }
     }
 
@@ -393,6 +396,14 @@ impl ContactGroup {
             };
             if flight.time() >= t {
                 break;
+            }
+            if self
+                .interrupt
+                .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed))
+            {
+                return Err(IntegrationError::Interrupted {
+                    time: flight.time(),
+                });
             }
             if self.segments.len() >= MAX_HELD_STEPS {
                 // Every step is held until the event loop passes it: bound them (a stiff
