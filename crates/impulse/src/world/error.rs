@@ -166,6 +166,10 @@ impl SimulationError {
             Self::Integration {
                 error: IntegrationError::Interrupted { time },
                 ..
+            }
+            | Self::Group {
+                error: IntegrationError::Interrupted { time },
+                ..
             } => Self::Interrupted { time },
             other => other,
         }
