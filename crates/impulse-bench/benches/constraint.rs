@@ -366,7 +366,7 @@ fn run_impulse(name: &str, model: &str, centres: &[(f64, f64)]) -> Row {
             break;
         }
         if clock.elapsed() > WALL_LIMIT {
-            note = format!("gave up at {:.2} s simulated (wall limit); ", world.time());
+            note = format!("gave up at {:.4} s simulated (wall limit); ", world.time());
             break;
         }
     }
@@ -429,7 +429,10 @@ fn run_rapier(centres: &[(f64, f64)]) -> Row {
         wall,
         top_moved: Some((end - start).norm()),
         energy_change: None,
-        note: "can_sleep(false)".into(),
+        note: format!(
+            "can_sleep(false); top cube ends at x = {:.3}, z = {:.3} m",
+            end.x, end.z
+        ),
     }
 }
 
