@@ -189,6 +189,24 @@ impl StepInterpolant {
         self.end
     }
 
+    /// A step from `(start, y0)` to `(end, y1)` whose states in between are interpolated
+    /// linearly (the output of a first-order step).
+    pub(crate) fn linear(start: f64, end: f64, y0: &[f64], y1: &[f64]) -> Self {
+        // `contd5`'s blocks with only the first two non-zero: y0 + θ (y1 − y0).
+        let mut dense = vec![0.0; 5 * y0.len()];
+        dense[..y0.len()].copy_from_slice(y0);
+        for (d, (a, b)) in dense[y0.len()..2 * y0.len()].iter_mut().zip(y0.iter().zip(y1)) {
+            *d = b - a;
+        }
+        Self {
+            start,
+            step: end - start,
+            end,
+            end_state: y1.to_vec(),
+            dense,
+        }
+    }
+
     /// Writes the state at `t ∈ [start, end]` into `out` (the step's end state from `end` on).
     pub fn state_at(&self, t: f64, out: &mut [f64]) {
         if t >= self.end {

@@ -97,7 +97,7 @@ impl ContactBody {
     /// Accelerations with no contact force: `a = F/m`, `α = I⁻¹(τ − ω × I ω)` (the gyroscopic
     /// term needs the inertia, the inverse of the inverse inertia; a body whose inverse inertia
     /// is singular has none).
-    fn free_acceleration(&self) -> (Vec3, Vec3) {
+    pub(crate) fn free_acceleration(&self) -> (Vec3, Vec3) {
         let w = self.angular_velocity;
         let gyroscopic = match self.inverse_inertia.try_inverse() {
             Some(inertia) => w.cross(&(inertia * w)),

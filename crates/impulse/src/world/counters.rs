@@ -81,6 +81,9 @@ pub struct ConstraintCounters {
     /// Inconsistent configurations (no valid contact forces) answered by a Lemke ray's
     /// impulse (Baraff ch. 13).
     pub ray_impulses: u64,
+    /// Velocity-level time steps taken where the contact mode changed faster than the
+    /// integrator could follow (a chattering mode: no step of any size held one).
+    pub time_steps: u64,
 }
 
 /// Counters summed over a world's multibodies.
@@ -143,6 +146,7 @@ impl Counters {
                 ("constraint_steps", c.steps),
                 ("constraint_basis_restarts", c.basis_restarts),
                 ("ray_impulses", c.ray_impulses),
+                ("constraint_time_steps", c.time_steps),
             ]);
         }
         if let Some(p) = &self.penalty {
@@ -197,6 +201,7 @@ impl Index<&str> for Counters {
             "constraint_steps" => c.map(|c| &c.steps),
             "constraint_basis_restarts" => c.map(|c| &c.basis_restarts),
             "ray_impulses" => c.map(|c| &c.ray_impulses),
+            "constraint_time_steps" => c.map(|c| &c.time_steps),
             "penalty_evaluations" => p.map(|p| &p.evaluations),
             "penalty_steps" => p.map(|p| &p.steps),
             _ => None,
@@ -247,6 +252,7 @@ mod tests {
                 steps: 29,
                 basis_restarts: 30,
                 ray_impulses: 31,
+                time_steps: 34,
             }),
             penalty: Some(PenaltyCounters {
                 evaluations: 32,
@@ -254,14 +260,14 @@ mod tests {
             }),
         };
         let entries = counters.entries();
-        assert_eq!(entries.len(), 33);
+        assert_eq!(entries.len(), 34);
         assert!(
             entries.windows(2).all(|w| w[0].0 < w[1].0),
             "sorted, distinct"
         );
         let mut values: Vec<u64> = entries.iter().map(|&(_, v)| v).collect();
         values.sort_unstable();
-        assert_eq!(values, (1..=33).collect::<Vec<u64>>(), "each field once");
+        assert_eq!(values, (1..=34).collect::<Vec<u64>>(), "each field once");
         for (name, value) in entries {
             assert_eq!(counters[name], value, "{name}");
         }

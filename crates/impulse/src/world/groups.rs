@@ -291,11 +291,13 @@ impl EventLoop {
             .map(|c| c.kinematics(at(c.a), at(c.b)).point)
             .collect();
         let epsilon = world.settings.collision_epsilon;
+        // A corner farther apart than the release gap is not a contact: held, it would be let
+        // go at the group's first step, and found again at the next check, for ever.
         let new: Vec<HeldContact> = new
             .into_iter()
             .filter(|c| {
                 let k = c.kinematics(at(c.a), at(c.b));
-                !within_region(&k.point, &k.normal, &held_points, epsilon)
+                k.gap <= epsilon && !within_region(&k.point, &k.normal, &held_points, epsilon)
             })
             .collect();
         let rest = Self::rest_speed(world);
@@ -310,6 +312,10 @@ impl EventLoop {
         if new.is_empty() && approach < rest && !groups.is_empty() {
             // A held pair checked again, resting: its forces answer it.
             return Ok(());
+        }
+        if new.is_empty() && contacts.is_empty() {
+            // No corner within the release gap after all: an impulse answers the pair.
+            return self.collide(p, t, contact, world);
         }
         let first_new = contacts.len();
         contacts.extend(new);

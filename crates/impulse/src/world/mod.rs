@@ -596,6 +596,7 @@ impl World {
                     steps: g.steps,
                     basis_restarts: g.basis_restarts,
                     ray_impulses: g.ray_impulses,
+                    time_steps: g.time_steps,
                 }
             }),
             penalty: (self.settings.contact_model == ContactModel::Penalty).then(|| {

@@ -26,6 +26,7 @@
 pub(crate) mod held;
 mod ode;
 pub(crate) mod penalty;
+mod time_step;
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -127,6 +128,8 @@ pub(crate) struct GroupCounters {
     pub(crate) basis_restarts: u64,
     /// Configurations with no valid contact forces answered by a ray's impulse (ch. 13).
     pub(crate) ray_impulses: u64,
+    /// Velocity-level time steps taken where the contact mode chattered (`time_step`).
+    pub(crate) time_steps: u64,
     /// Under the penalty model: the deepest penetration at a step's end.
     pub(crate) deepest: f64,
 }
@@ -139,6 +142,7 @@ impl GroupCounters {
         self.steps += other.steps;
         self.basis_restarts += other.basis_restarts;
         self.ray_impulses += other.ray_impulses;
+        self.time_steps += other.time_steps;
         self.deepest = self.deepest.max(other.deepest);
     }
 }
@@ -417,15 +421,27 @@ impl ContactGroup {
             let start_time = flight.time();
             let start_state = flight.state().to_vec();
             let basis_before = self.warm.borrow().clone();
-            let trouble = {
+            let (stepped, trouble) = {
                 let ode = group_ode(&self.model, &self.warm, &self.counters, self.hold_basis);
                 let Some(flight) = self.flight.as_mut() else {
                     unreachable!("a flight was just started")
                 };
-                flight.step(&ode)?;
-                self.counters.borrow_mut().steps += 1;
-                ode.trouble.into_inner()
+                (flight.step(&ode), ode.trouble.into_inner())
             };
+            match stepped {
+                Err(IntegrationError::StepSizeUnderflow { .. })
+                    if self.model.holding.penalty.is_none() =>
+                {
+                    // No step of any size holds one contact mode here (it chatters): one
+                    // velocity-level time step carries the group past (see `time_step`).
+                    self.step_through(start_time, start_state)?;
+                    halvings = 0;
+                    changed_by = f64::INFINITY;
+                    continue;
+                }
+                stepped => stepped?,
+            }
+            self.counters.borrow_mut().steps += 1;
             if trouble.is_some() {
                 // No valid contact forces somewhere in the step (a Lemke ray, ch. 13): the
                 // step is dropped, and the configuration at its start answered by impulses.
@@ -486,11 +502,7 @@ impl ContactGroup {
                 halvings = 0;
             }
             let motions = motions(&end_state, self.model.members.len());
-            let released = self.model.contacts.iter().any(|c| {
-                let k = c.kinematics(&side_motion(&motions, c.a), &side_motion(&motions, c.b));
-                k.gap > self.model.holding.release_gap
-                    || penalty::too_deep(&self.model.holding, k.gap)
-            });
+            let released = self.releases(&motions);
             if self.model.holding.penalty.is_some() {
                 let mut counters = self.counters.borrow_mut();
                 counters.deepest = counters.deepest.max(penalty::deepest(&self.model, &end_state));
@@ -512,6 +524,46 @@ impl ContactGroup {
                 self.flight = Some(Box::new(restarted));
             }
         }
+        Ok(())
+    }
+
+    /// Whether a contact has opened past the release gap (or, under the penalty model, sunk too
+    /// deep) with the members moving as `motions`.
+    fn releases(&self, motions: &[Motion]) -> bool {
+        self.model.contacts.iter().any(|c| {
+            let k = c.kinematics(&side_motion(motions, c.a), &side_motion(motions, c.b));
+            k.gap > self.model.holding.release_gap
+                || penalty::too_deep(&self.model.holding, k.gap)
+        })
+    }
+
+    /// Carries the group over one velocity-level time step from `(t, y)`, where the flight
+    /// could take no step (its contact mode chattering), and starts the flight afresh at the
+    /// step's end, from Lemke's basis there found cold.
+    fn step_through(&mut self, t: f64, y: Vec<f64>) -> Result<(), IntegrationError> {
+        let h = time_step::TIME_STEP;
+        let problem = group_ode(&self.model, &self.warm, &self.counters, false).problem(&y);
+        let mut next = time_step::time_step(&self.model, problem, &y, h, t)?;
+        normalize(&mut next);
+        self.counters.borrow_mut().time_steps += 1;
+        while self.segments.back().is_some_and(|s| s.end() > t) {
+            self.segments.pop_back();
+        }
+        let end = t + h;
+        self.segments
+            .push_back(StepInterpolant::linear(t, end, &y, &next));
+        let motions = motions(&next, self.model.members.len());
+        if self.releases(&motions) {
+            self.interruption = Some(Interruption::Released { time: end });
+        }
+        update_modes(
+            &mut self.model.contacts,
+            &motions,
+            self.model.holding.sliding_speed,
+        );
+        *self.warm.borrow_mut() = None;
+        let flight = self.start_flight(end, &next)?;
+        self.flight = Some(Box::new(flight));
         Ok(())
     }
 

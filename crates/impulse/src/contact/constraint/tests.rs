@@ -326,3 +326,66 @@ fn the_inconsistent_rod_held_sliding_is_stopped_by_a_ray_impulse_recorded_for_th
     // Taken once: the events see each ray one time.
     assert!(group.take_rays().is_empty());
 }
+
+/// One velocity-level time step (`time_step`) of member 0 from `start`, holding `contacts`.
+fn one_time_step(member: Member, start: BodyState, contacts: Vec<HeldContact>, h: f64) -> BodyState {
+    let group = ContactGroup::new(vec![member], &[start], contacts, holding(), 0.0);
+    let problem = group_ode(&group.model, &group.warm, &group.counters, false).problem(&group.state);
+    let next = time_step::time_step(&group.model, problem, &group.state, h, 0.0).expect("a step");
+    state_of(&next, 0)
+}
+
+#[test]
+fn a_time_step_of_a_box_at_rest_on_the_ground_leaves_it_at_rest() {
+    // Stewart–Trinkle's step: gravity's h g of approach at the four corners is stopped by the
+    // inelastic contact impulses (their sum m g h), so velocity and position stay zero and put
+    // (1e-12 m/s and m: rounding of a 4-contact LCP).
+    let m = 2.0;
+    let h = Vec3::repeat(0.1);
+    let start = state(Vec3::new(0.0, 0.0, 0.1), Quat::identity(), Vec3::zeros(), Vec3::zeros());
+    let member = box_member(m, h * 2.0, Vec3::new(0.0, 0.0, -G));
+    let after = one_time_step(member, start, corners_on_plane(0, h, Vec3::zeros(), Vec3::z(), 0.5), 1e-4);
+    assert!(after.velocity.norm() < 1e-12, "{}", after.velocity);
+    assert!(after.angular_velocity.norm() < 1e-11, "{}", after.angular_velocity);
+    assert!((after.position - start.position).norm() < 1e-12);
+}
+
+#[test]
+fn a_time_step_of_a_sliding_box_takes_coulombs_impulse_off_its_speed() {
+    // A box sliding at 1 m/s along x on the ground, μ = 0.5: over h the friction impulse is
+    // μ m g h, so v' = 1 − μ g h (exact for a velocity-level step whose friction reaches its
+    // bound; 1e-12 m/s), with no vertical motion, and x moves by h v'.
+    let (m, mu, step) = (2.0, 0.5, 1e-4);
+    let h = Vec3::repeat(0.1);
+    let start = state(
+        Vec3::new(0.0, 0.0, 0.1),
+        Quat::identity(),
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::zeros(),
+    );
+    let member = box_member(m, h * 2.0, Vec3::new(0.0, 0.0, -G));
+    let after = one_time_step(member, start, corners_on_plane(0, h, Vec3::zeros(), Vec3::z(), mu), step);
+    let expected = 1.0 - mu * G * step;
+    assert!((after.velocity.x - expected).abs() < 1e-12, "{} vs {expected}", after.velocity.x);
+    assert!(after.velocity.z.abs() < 1e-12 && after.velocity.y.abs() < 1e-12);
+    assert!((after.position.x - step * after.velocity.x).abs() < 1e-15);
+}
+
+#[test]
+fn a_time_step_with_its_contact_open_is_free_flight() {
+    // A ball 0.5 m above the ground (its contact open far past the release gap) falls freely:
+    // v' = v + g h, x' = x + h v' (symplectic Euler; exact to rounding, 1e-15).
+    let step = 1e-4;
+    let start = state(
+        Vec3::new(0.0, 0.0, 0.6),
+        Quat::identity(),
+        Vec3::new(0.3, 0.0, -1.0),
+        Vec3::new(0.0, 2.0, 0.0),
+    );
+    let member = heavy_member(1.0, Vec3::repeat(0.004));
+    let after = one_time_step(member, start, vec![on_ground(Vec3::zeros(), 0.1, 0.5)], step);
+    let v = Vec3::new(0.3, 0.0, -1.0 - G * step);
+    assert!((after.velocity - v).norm() < 1e-15);
+    assert!((after.position - (start.position + v * step)).norm() < 1e-15);
+    assert!((after.angular_velocity - start.angular_velocity).norm() < 1e-15);
+}
