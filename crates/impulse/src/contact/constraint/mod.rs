@@ -446,18 +446,19 @@ impl ContactGroup {
                 // No valid contact forces somewhere in the step (a Lemke ray, ch. 13): the
                 // step is dropped, and the configuration at its start answered by impulses.
                 // Answered again and again at one time, it is not an inconsistency the
-                // impulses resolve but a contact problem Lemke cannot solve: an error, not a
-                // silent stall.
+                // impulses resolve but a contact problem Lemke cannot solve.
                 unanswered = if unanswered.0 == start_time {
                     (start_time, unanswered.1 + 1)
                 } else {
                     (start_time, 1)
                 };
                 if unanswered.1 > MAX_REPEATED_ANSWERS {
-                    return Err(IntegrationError::NoContactForces {
-                        time: start_time,
-                        contacts: self.model.contacts.len(),
-                    });
+                    // Lemke finds no forces here however the configuration is answered (a
+                    // pile's redundant contacts): a velocity-level time step, whose impulse
+                    // problem always has a solution, carries the group past.
+                    self.step_through(start_time, start_state)?;
+                    unanswered = (f64::NEG_INFINITY, 0);
+                    continue;
                 }
                 self.answer_inconsistency(start_time, start_state)?;
                 continue;

@@ -12,7 +12,8 @@
 //! 1. the free motion over `h`: `v* = v + h m⁻¹ F`, `ω* = ω + h I⁻¹ (τ − ω × I ω)`;
 //! 2. the impulses of a perfectly inelastic, frictional collision at every held contact that
 //!    is touching or would close within the step (`v_N⁺ ≥ 0 ⟂ P_N ≥ 0`, static friction in
-//!    velocities, eq. 9-9/9-10), which never add energy;
+//!    velocities, eq. 9-9/9-10), which never add energy (frictionless where Lemke cannot
+//!    solve the frictional problem);
 //! 3. positions from the new velocities: `x⁺ = x + h v⁺`, `q⁺ = exp(h ω⁺ / 2) q`.
 //!
 //! The step is first order; it is taken only where the integrator cannot go on, after which
@@ -60,12 +61,16 @@ pub(super) fn time_step(
     if !touching.is_empty() {
         let system = ContactSystem::new(&bodies, &touching, model.holding.sliding_speed)
             .map_err(|_| IntegrationError::NonFinite { time: t })?;
-        let collision = collide(&system, true, None, &LemkeOptions::default()).map_err(|_| {
-            IntegrationError::NoContactForces {
+        // A frictional impulse problem of many redundant contacts can defeat Lemke (a jam
+        // whose regularised retry fails too); the frictionless one, symmetric positive
+        // semi-definite, always has a solution Lemke finds: the step then slides for `h`.
+        let options = LemkeOptions::default();
+        let collision = collide(&system, true, None, &options)
+            .or_else(|_| collide(&system, false, None, &options))
+            .map_err(|_| IntegrationError::NoContactForces {
                 time: t,
                 contacts: touching.len(),
-            }
-        })?;
+            })?;
         crate::lcp::contact::apply_impulses(&mut bodies, &touching, &collision.impulses);
     }
     // 3. Positions and orientations from the new velocities.
