@@ -162,6 +162,13 @@ fn trials_from_confidence_and_half_width() {
 
 #[test]
 fn same_bytes_for_1_2_and_4_threads_and_for_3_shards_merged() {
+    // Without spin, and with 25 rad/s about each drop's random axis (`--spin`).
+    for spin in ["0", "25"] {
+        same_bytes(spin);
+    }
+}
+
+fn same_bytes(spin: &str) {
     let base = [
         "poses",
         "meshes/parts/box_1x2x3.obj",
@@ -175,34 +182,36 @@ fn same_bytes_for_1_2_and_4_threads_and_for_3_shards_merged() {
         "5",
         "--no-pictures",
         "--quiet",
+        "--spin",
+        spin,
     ];
-    let run = |name: &str, extra: &[&str]| {
-        let out = scratch(name);
+    let run = |name: String, extra: &[&str]| {
+        let out = scratch(&name);
         let mut args = base.to_vec();
         args.extend_from_slice(extra);
         args.extend_from_slice(&["--out", out.to_str().unwrap()]);
         ok(&args);
         out
     };
-    let one = run("poses_threads_1", &["--threads", "1"]);
+    let one = run(&format!("poses_threads_1_{spin}"), &["--threads", "1"]);
     let drops = read(&one.join("drops.json"));
     let table = read(&one.join("poses.csv"));
     for threads in ["2", "4"] {
-        let other = run(&format!("poses_threads_{threads}"), &["--threads", threads]);
+        let other = run(&format!("poses_threads_{threads}_{spin}"), &["--threads", threads]);
         assert!(
             read(&other.join("drops.json")) == drops,
             "{threads} threads"
         );
         assert!(read(&other.join("poses.csv")) == table, "{threads} threads");
     }
-    let shards = scratch("poses_shards");
+    let shards = scratch(&format!("poses_shards_{spin}"));
     for k in ["3/3", "1/3", "2/3"] {
         let mut args = base.to_vec();
         args.extend_from_slice(&["--shard", k, "--out", shards.to_str().unwrap()]);
         let stdout = ok(&args);
         assert!(stdout.contains("partial result"), "{stdout}");
     }
-    let merged = scratch("poses_merged");
+    let merged = scratch(&format!("poses_merged_{spin}"));
     let files: Vec<String> = [2, 3, 1]
         .map(|k| {
             shards
@@ -214,7 +223,8 @@ fn same_bytes_for_1_2_and_4_threads_and_for_3_shards_merged() {
     let mut args = vec!["poses", "merge"];
     args.extend(files.iter().map(String::as_str));
     args.extend_from_slice(&["--no-pictures", "--out", merged.to_str().unwrap()]);
-    ok(&args);
+    let stdout = ok(&args);
+    assert_eq!(stdout.contains("spin 25 rad/s"), spin != "0", "{stdout}");
     assert!(
         read(&merged.join("drops.json")) == drops,
         "merged drops.json"
@@ -230,7 +240,7 @@ fn same_bytes_for_1_2_and_4_threads_and_for_3_shards_merged() {
         &["poses", "merge", &files[0], &files[1], &files[2], &files[0]],
         &["overlap"],
     );
-    let other = scratch("poses_other_seed");
+    let other = scratch(&format!("poses_other_seed_{spin}"));
     let mut args = base.to_vec();
     args[9] = "6";
     args.extend_from_slice(&["--shard", "1/3", "--out", other.to_str().unwrap()]);
@@ -331,6 +341,8 @@ fn bad_numbers_and_shard_specs_are_refused() {
         ),
         (vec!["--restitution", "1.5"], vec!["restitution"]),
         (vec!["--height=-1"], vec!["drop height"]),
+        (vec!["--spin=-1"], vec!["spin", "at least 0 rad/s"]),
+        (vec!["--spin", "inf"], vec!["spin"]),
         (vec!["--chains", "0"], vec!["chains"]),
         (vec!["--cone", "95"], vec!["--cone"]),
     ] {
