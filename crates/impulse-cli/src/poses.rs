@@ -536,7 +536,7 @@ fn report(
             if j.physics.spin == 0.0 {
                 String::new()
             } else {
-                format!(", spin {} rad/s", number(j.physics.spin))
+                format!(", spin {} rad/s", j.physics.spin)
             },
             j.seed,
             j.chain_count(),

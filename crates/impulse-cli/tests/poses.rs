@@ -197,7 +197,10 @@ fn same_bytes(spin: &str) {
     let drops = read(&one.join("drops.json"));
     let table = read(&one.join("poses.csv"));
     for threads in ["2", "4"] {
-        let other = run(&format!("poses_threads_{threads}_{spin}"), &["--threads", threads]);
+        let other = run(
+            &format!("poses_threads_{threads}_{spin}"),
+            &["--threads", threads],
+        );
         assert!(
             read(&other.join("drops.json")) == drops,
             "{threads} threads"
@@ -249,6 +252,34 @@ fn same_bytes(spin: &str) {
     refused(
         &["poses", "merge", &foreign, &files[0], &files[1]],
         &["different job", "seed 6"],
+    );
+    // A shard of another part, of another drop height, of another spin.
+    let foreign_shard = |name: &str, change: &dyn Fn(&mut Vec<&str>)| {
+        let dir = scratch(&format!("{name}_{spin}"));
+        let mut args = base.to_vec();
+        change(&mut args);
+        args.extend_from_slice(&["--shard", "1/3", "--out", dir.to_str().unwrap()]);
+        ok(&args);
+        dir.join("drops-1-of-3.json").display().to_string()
+    };
+    let cube = foreign_shard("poses_other_part", &|a| a[1] = "meshes/parts/cube.obj");
+    refused(
+        &["poses", "merge", &files[1], &cube, &files[2]],
+        &["different part", "cube"],
+    );
+    let lower = foreign_shard("poses_other_height", &|a| a.extend(["--height", "10"]));
+    refused(
+        &["poses", "merge", &lower, &files[1], &files[2]],
+        &["different job", "drop physics"],
+    );
+    let other_spin = if spin == "0" { "7" } else { "0" };
+    let spun = foreign_shard("poses_other_spin", &|a| a[13] = other_spin);
+    refused(
+        &["poses", "merge", &spun, &files[1], &files[2]],
+        &[
+            "different job",
+            &format!("spin {other_spin} rad/s against {spin} rad/s"),
+        ],
     );
     // Not a results file at all.
     refused(

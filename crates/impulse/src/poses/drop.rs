@@ -82,7 +82,11 @@ impl DropPhysics {
             return fail("the exit speed", "finite", self.speed);
         }
         if !(self.spin.is_finite() && self.spin >= 0.0) {
-            return fail("the spin", "an angular speed of at least 0 rad/s", self.spin);
+            return fail(
+                "the spin",
+                "an angular speed of at least 0 rad/s",
+                self.spin,
+            );
         }
         if !(self.friction.is_finite() && self.friction >= 0.0) {
             return fail("friction", "at least 0", self.friction);
