@@ -185,8 +185,8 @@ fn same_bytes(spin: &str) {
         "--spin",
         spin,
     ];
-    let run = |name: String, extra: &[&str]| {
-        let out = scratch(&name);
+    let run = |name: &str, extra: &[&str]| {
+        let out = scratch(name);
         let mut args = base.to_vec();
         args.extend_from_slice(extra);
         args.extend_from_slice(&["--out", out.to_str().unwrap()]);
