@@ -247,6 +247,22 @@ def test_poses_is_the_programs_drops_json(impulse_bin, tmp_path):
     assert abs(sum(probabilities["quasi_static"]) - 1.0) < 1e-12
 
 
+def test_poses_with_spin_is_the_programs_drops_json(impulse_bin, tmp_path):
+    # `spin=` is `--spin`: every drop released at 15 rad/s about its own random axis, recorded
+    # in the file; the same bytes as the program's.
+    part = ROOT / "meshes" / "tetrahedron.obj"
+    subprocess.run([impulse_bin, "poses", str(part), "--trials", "12", "--burn-in", "4",
+                    "--spin", "15", "--out", str(tmp_path), "--no-pictures", "--quiet"],
+                   capture_output=True, text=True, check=True)
+    result = impulse.poses(str(part), trials=12, burn_in=4, spin=15.0)
+    assert result["text"] == (tmp_path / "drops.json").read_text()
+    assert result["job"]["spin"] == 15.0
+    for drop in result["drops"]:
+        assert abs(np.linalg.norm(drop["angular_velocity"]) - 15.0) < 1e-12
+    with pytest.raises(ValueError, match="spin"):
+        impulse.poses(str(part), trials=4, spin=-1.0)
+
+
 def test_link_states_are_the_trajectorys_link_rows():
     scene = str(SCENES / "multibody/pendulum.toml")
     result = impulse.load(scene).run(0.5, 100.0)

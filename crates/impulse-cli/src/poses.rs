@@ -130,6 +130,11 @@ struct RunPoses {
     /// Horizontal speed at release.
     #[arg(long, default_value_t = 5.0)]
     speed: f64,
+    /// Angular speed at release, rad/s, about a random axis for each drop (uniform on the
+    /// sphere, drawn from the drop's own random numbers). 0, the thesis's: a part leaving a
+    /// belt it rested on does not spin.
+    #[arg(long, default_value_t = 0.0, value_name = "RAD/S")]
+    spin: f64,
     /// Gravitational acceleration (981: cm/s²).
     #[arg(long, default_value_t = 981.0)]
     gravity: f64,
@@ -224,6 +229,7 @@ fn run(args: &RunPoses) -> Result<ExitCode, String> {
             gravity: args.gravity,
             height: args.height,
             speed: args.speed,
+            spin: args.spin,
             friction: args.friction,
             restitution: args.restitution,
             envelope: args.envelope,
@@ -524,9 +530,14 @@ fn report(
     if let (Some(r), Some((_, moving, failed))) = (results, &counts) {
         let j = &r.job;
         text += &format!(
-            "dynamic: {} drops ({} protocol, seed {}, {} chain{}), {rested} at rest, {moving} still moving after {} s, {failed} stopped by the engine\n",
+            "dynamic: {} drops ({} protocol{}, seed {}, {} chain{}), {rested} at rest, {moving} still moving after {} s, {failed} stopped by the engine\n",
             j.trials,
             j.protocol.name(),
+            if j.physics.spin == 0.0 {
+                String::new()
+            } else {
+                format!(", spin {} rad/s", j.physics.spin)
+            },
             j.seed,
             j.chain_count(),
             if j.chain_count() == 1 { "" } else { "s" },
@@ -703,7 +714,7 @@ fn report(
             "interval": r.dynamic.map(|d| [d.2.0, d.2.1]),
         }));
     }
-    let drops_json = match (results, &counts) {
+    let mut drops_json = match (results, &counts) {
         (Some(r), Some((_, moving, failed))) => json!({
             "trials": r.job.trials,
             "at_rest": rested,
@@ -715,6 +726,10 @@ fn report(
         }),
         _ => Value::Null,
     };
+    if let Some(r) = results.filter(|r| r.job.physics.spin != 0.0) {
+        // Written only with spin, so that tables of jobs without it keep their bytes.
+        drops_json["spin"] = json!(r.job.physics.spin);
+    }
     let table = json!({
         "part": { "name": identity.name, "source": identity.source, "digest": identity.digest, "hull_faces": faces },
         "confidence": confidence,

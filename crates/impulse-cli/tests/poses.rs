@@ -162,6 +162,13 @@ fn trials_from_confidence_and_half_width() {
 
 #[test]
 fn same_bytes_for_1_2_and_4_threads_and_for_3_shards_merged() {
+    // Without spin, and with 25 rad/s about each drop's random axis (`--spin`).
+    for spin in ["0", "25"] {
+        same_bytes(spin);
+    }
+}
+
+fn same_bytes(spin: &str) {
     let base = [
         "poses",
         "meshes/parts/box_1x2x3.obj",
@@ -175,6 +182,8 @@ fn same_bytes_for_1_2_and_4_threads_and_for_3_shards_merged() {
         "5",
         "--no-pictures",
         "--quiet",
+        "--spin",
+        spin,
     ];
     let run = |name: &str, extra: &[&str]| {
         let out = scratch(name);
@@ -184,25 +193,28 @@ fn same_bytes_for_1_2_and_4_threads_and_for_3_shards_merged() {
         ok(&args);
         out
     };
-    let one = run("poses_threads_1", &["--threads", "1"]);
+    let one = run(&format!("poses_threads_1_{spin}"), &["--threads", "1"]);
     let drops = read(&one.join("drops.json"));
     let table = read(&one.join("poses.csv"));
     for threads in ["2", "4"] {
-        let other = run(&format!("poses_threads_{threads}"), &["--threads", threads]);
+        let other = run(
+            &format!("poses_threads_{threads}_{spin}"),
+            &["--threads", threads],
+        );
         assert!(
             read(&other.join("drops.json")) == drops,
             "{threads} threads"
         );
         assert!(read(&other.join("poses.csv")) == table, "{threads} threads");
     }
-    let shards = scratch("poses_shards");
+    let shards = scratch(&format!("poses_shards_{spin}"));
     for k in ["3/3", "1/3", "2/3"] {
         let mut args = base.to_vec();
         args.extend_from_slice(&["--shard", k, "--out", shards.to_str().unwrap()]);
         let stdout = ok(&args);
         assert!(stdout.contains("partial result"), "{stdout}");
     }
-    let merged = scratch("poses_merged");
+    let merged = scratch(&format!("poses_merged_{spin}"));
     let files: Vec<String> = [2, 3, 1]
         .map(|k| {
             shards
@@ -214,7 +226,8 @@ fn same_bytes_for_1_2_and_4_threads_and_for_3_shards_merged() {
     let mut args = vec!["poses", "merge"];
     args.extend(files.iter().map(String::as_str));
     args.extend_from_slice(&["--no-pictures", "--out", merged.to_str().unwrap()]);
-    ok(&args);
+    let stdout = ok(&args);
+    assert_eq!(stdout.contains("spin 25 rad/s"), spin != "0", "{stdout}");
     assert!(
         read(&merged.join("drops.json")) == drops,
         "merged drops.json"
@@ -230,7 +243,7 @@ fn same_bytes_for_1_2_and_4_threads_and_for_3_shards_merged() {
         &["poses", "merge", &files[0], &files[1], &files[2], &files[0]],
         &["overlap"],
     );
-    let other = scratch("poses_other_seed");
+    let other = scratch(&format!("poses_other_seed_{spin}"));
     let mut args = base.to_vec();
     args[9] = "6";
     args.extend_from_slice(&["--shard", "1/3", "--out", other.to_str().unwrap()]);
@@ -239,6 +252,34 @@ fn same_bytes_for_1_2_and_4_threads_and_for_3_shards_merged() {
     refused(
         &["poses", "merge", &foreign, &files[0], &files[1]],
         &["different job", "seed 6"],
+    );
+    // A shard of another part, of another drop height, of another spin.
+    let foreign_shard = |name: &str, change: &dyn Fn(&mut Vec<&str>)| {
+        let dir = scratch(&format!("{name}_{spin}"));
+        let mut args = base.to_vec();
+        change(&mut args);
+        args.extend_from_slice(&["--shard", "1/3", "--out", dir.to_str().unwrap()]);
+        ok(&args);
+        dir.join("drops-1-of-3.json").display().to_string()
+    };
+    let cube = foreign_shard("poses_other_part", &|a| a[1] = "meshes/parts/cube.obj");
+    refused(
+        &["poses", "merge", &files[1], &cube, &files[2]],
+        &["different part", "cube"],
+    );
+    let lower = foreign_shard("poses_other_height", &|a| a.extend(["--height", "10"]));
+    refused(
+        &["poses", "merge", &lower, &files[1], &files[2]],
+        &["different job", "drop physics"],
+    );
+    let other_spin = if spin == "0" { "7" } else { "0" };
+    let spun = foreign_shard("poses_other_spin", &|a| a[13] = other_spin);
+    refused(
+        &["poses", "merge", &spun, &files[1], &files[2]],
+        &[
+            "different job",
+            &format!("spin {other_spin} rad/s against {spin} rad/s"),
+        ],
     );
     // Not a results file at all.
     refused(
@@ -331,6 +372,8 @@ fn bad_numbers_and_shard_specs_are_refused() {
         ),
         (vec!["--restitution", "1.5"], vec!["restitution"]),
         (vec!["--height=-1"], vec!["drop height"]),
+        (vec!["--spin=-1"], vec!["spin", "at least 0 rad/s"]),
+        (vec!["--spin", "inf"], vec!["spin"]),
         (vec!["--chains", "0"], vec!["chains"]),
         (vec!["--cone", "95"], vec!["--cone"]),
     ] {

@@ -43,7 +43,7 @@ fn load_part(path: &str, body: Option<&str>) -> PyResult<Part> {
 #[pyo3(signature = (
     part, *, body = None, trials = 2000, seed = 1, chains = 1, shard = None,
     protocol = "bootstrap", burn_in = 20, tilt = 1.5, height = 12.0, speed = 5.0,
-    gravity = 981.0, friction = 0.3, restitution = 0.3, envelope = 5e-3, rest_time = 0.25,
+    spin = 0.0, gravity = 981.0, friction = 0.3, restitution = 0.3, envelope = 5e-3, rest_time = 0.25,
     time_limit = 20.0, threads = 0
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -60,6 +60,7 @@ pub fn poses(
     tilt: f64,
     height: f64,
     speed: f64,
+    spin: f64,
     gravity: f64,
     friction: f64,
     restitution: f64,
@@ -83,6 +84,7 @@ pub fn poses(
             gravity,
             height,
             speed,
+            spin,
             friction,
             restitution,
             envelope,

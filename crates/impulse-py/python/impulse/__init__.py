@@ -83,8 +83,9 @@ def poses(part, **job) -> dict:
     file with `body=`. Keyword arguments as `impulse poses`: `body`, `trials` (2000), `seed`
     (1), `chains` (1), `shard` ("k/N": one shard's partial result), `protocol` ("bootstrap"
     or "uniform"), `burn_in` (20), `tilt` (1.5 degrees), `height` (12), `speed` (5),
-    `gravity` (981), `friction` (0.3), `restitution` (0.3), `envelope` (5e-3), `rest_time`
-    (0.25), `time_limit` (20), `threads` (0: all cores; the result does not depend on it).
+    `spin` (0 rad/s, about a random axis per drop), `gravity` (981), `friction` (0.3),
+    `restitution` (0.3), `envelope` (5e-3), `rest_time` (0.25), `time_limit` (20),
+    `threads` (0: all cores; the result does not depend on it).
 
     Returns `drops.json` as a dict, plus `"counts"`: the number of drops that came to rest on
     each hull face (face k at index k - 1), `"moving"`, `"failed"`, and `"text"`: the file's

@@ -37,6 +37,7 @@ def poses(
     tilt: float = 1.5,
     height: float = 12.0,
     speed: float = 5.0,
+    spin: float = 0.0,
     gravity: float = 981.0,
     friction: float = 0.3,
     restitution: float = 0.3,

@@ -1,13 +1,17 @@
 //! The results file of a drop job (`drops.json`): the part's identity, every job parameter and
 //! every drop, written so that a file read back and written again gives the same bytes (numbers
 //! in their shortest exact form, keys sorted). Shards write the same format for their chains.
+//!
+//! Spin at release is written only when the job has some (the job's `spin`, each drop's
+//! `angular_velocity`), so a job without spin writes the same bytes as before spin existed;
+//! a file without them reads as a job without spin.
 
 use serde_json::{Map, Value, json};
 
 use super::drop::{DropOutcome, DropPhysics};
 use super::job::{DropJob, DropRecord, DropResults, Protocol};
 use super::part::Part;
-use crate::math::Quat;
+use crate::math::{Quat, Vec3};
 
 /// The format version written in every results file.
 pub const FORMAT_VERSION: u64 = 1;
@@ -71,6 +75,10 @@ pub fn results_to_json(part: &PartIdentity, results: &DropResults) -> String {
             let mut m = Map::new();
             m.insert("index".into(), json!(d.index));
             m.insert("start".into(), quat_json(&d.start));
+            if p.spin != 0.0 {
+                let w = &d.angular_velocity;
+                m.insert("angular_velocity".into(), json!([w.x, w.y, w.z]));
+            }
             match &d.outcome {
                 DropOutcome::Rest {
                     face,
@@ -93,7 +101,7 @@ pub fn results_to_json(part: &PartIdentity, results: &DropResults) -> String {
             Value::Object(m)
         })
         .collect();
-    let value = json!({
+    let mut value = json!({
         "format_version": FORMAT_VERSION,
         "part": {
             "name": part.name,
@@ -120,6 +128,9 @@ pub fn results_to_json(part: &PartIdentity, results: &DropResults) -> String {
         "chains": { "from": results.from, "to": results.to, "of": job.chain_count() },
         "drops": drops,
     });
+    if p.spin != 0.0 {
+        value["job"]["spin"] = json!(p.spin);
+    }
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
     text
@@ -170,6 +181,10 @@ pub fn results_from_json(name: &str, text: &str) -> Result<(PartIdentity, DropRe
             gravity: number(j, "gravity")?,
             height: number(j, "height")?,
             speed: number(j, "speed")?,
+            spin: match &j["spin"] {
+                Value::Null => 0.0,
+                _ => number(j, "spin")?,
+            },
             friction: number(j, "friction")?,
             restitution: number(j, "restitution")?,
             envelope: number(j, "envelope")?,
@@ -225,9 +240,28 @@ pub fn results_from_json(name: &str, text: &str) -> Result<(PartIdentity, DropRe
             Some("failed") => DropOutcome::Failed(string(d, "error")?),
             _ => return Err(bad("a drop's `end` must be rest, moving or failed")),
         };
+        let angular_velocity = match &d["angular_velocity"] {
+            Value::Null if job.physics.spin == 0.0 => Vec3::zeros(),
+            Value::Null => {
+                return Err(bad(
+                    "a drop of a job with spin must record its `angular_velocity`",
+                ));
+            }
+            v => {
+                let c: Vec<f64> = v
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_f64).collect())
+                    .unwrap_or_default();
+                if c.len() != 3 {
+                    return Err(bad("a drop's `angular_velocity` must be three numbers"));
+                }
+                Vec3::new(c[0], c[1], c[2])
+            }
+        };
         drops.push(DropRecord {
             index: count(d, "index")?,
             start: quat(d, "start")?,
+            angular_velocity,
             outcome,
         });
     }

@@ -1,8 +1,10 @@
 //! Monte-Carlo drop jobs: many drops of one part, on all cores, deterministic for any number of
 //! threads and any split into shards.
 //!
-//! **Randomness.** Drop `i` draws everything random (its start orientation, and which earlier
-//! result it starts from) from a PCG generator seeded by a hash of (seed, i) only.
+//! **Randomness.** Drop `i` draws everything random (its start orientation, which earlier
+//! result it starts from, and last its spin axis) from a PCG generator seeded by a hash of
+//! (seed, i) only. The spin axis is drawn after everything else, so a job without spin starts
+//! every drop exactly as before spin existed.
 //!
 //! **Chains and rounds.** The thesis's protocol (§7.5.3) is sequential: the first 20 drops
 //! start from uniformly random orientations, and every later drop starts resting on a face
@@ -212,6 +214,9 @@ pub struct DropRecord {
     pub index: usize,
     /// Orientation of the part's model frame at release.
     pub start: Quat,
+    /// Angular velocity at release (world frame, rad/s): the job's spin about the drop's
+    /// random axis; zero without spin.
+    pub angular_velocity: Vec3,
     /// How it ended.
     pub outcome: DropOutcome,
 }
@@ -328,13 +333,20 @@ pub fn run_drops(
                 let mut rng = drop_rng(job.seed, index);
                 let histogram = (round > 0).then(|| histograms[c].as_slice());
                 let start = start_orientation(part, &mut rng, histogram, tilt);
-                let outcome = drop_part(part, &job.physics, start);
+                let spin_axis = uniform_direction(&mut rng);
+                let outcome = drop_part(part, &job.physics, start, spin_axis);
+                let angular_velocity = if job.physics.spin == 0.0 {
+                    Vec3::zeros()
+                } else {
+                    spin_axis * job.physics.spin
+                };
                 progress();
                 (
                     c,
                     DropRecord {
                         index,
                         start,
+                        angular_velocity,
                         outcome,
                     },
                 )
@@ -452,6 +464,12 @@ fn describe_difference(a: &DropJob, b: &DropJob) -> String {
     }
     if a.chains != b.chains {
         return format!("{} chains against {}", a.chains, b.chains);
+    }
+    if a.physics.spin != b.physics.spin {
+        return format!(
+            "spin {} rad/s against {} rad/s",
+            a.physics.spin, b.physics.spin
+        );
     }
     if a.physics != b.physics {
         return format!("drop physics {:?} against {:?}", a.physics, b.physics);
