@@ -1,9 +1,12 @@
 //! Assemblies (Kalra) against the validation cases of kalra.md §6 (V1–V14), a tree multibody
 //! (ABA) built as the same chain, and the no-work property of ideal constraint forces.
 
+mod common;
+
+use common::assemblies::{joint, rod};
 use impulse::assembly::{
-    Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Baumgarte, Handedness, JointDesc,
-    Path, Primitive,
+    Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Baumgarte, Handedness, Path,
+    Primitive,
 };
 use impulse::math::{Quat, Vec3};
 use impulse::multibody::{AppliedForces, Joint, JointKind, Link, Tree, Workspace};
@@ -27,31 +30,6 @@ fn unstabilised(step: f64) -> AssemblySettings {
     s.baumgarte.frequency = 0.0;
     s.projection = false;
     s
-}
-
-/// A uniform solid cylinder of mass `m` and radius `r` from `from` to `to`; its body x axis
-/// runs along it.
-fn rod(name: &str, from: Vec3, to: Vec3, m: f64, r: f64) -> AssemblyBodyDesc {
-    let axis = to - from;
-    let l = axis.norm();
-    let across = m * (3.0 * r * r + l * l) / 12.0;
-    let mut body = AssemblyBodyDesc::new(
-        name,
-        m,
-        Vec3::new(m * r * r / 2.0, across, across),
-        (from + to) / 2.0,
-    );
-    body.orientation = Quat::rotation_between(&Vec3::x(), &axis).unwrap_or_else(Quat::identity);
-    body
-}
-
-fn joint(name: &str, a: usize, b: Option<usize>, primitive: Primitive) -> JointDesc {
-    JointDesc {
-        name: name.into(),
-        a,
-        b,
-        primitive,
-    }
 }
 
 /// The rod of V1/V2: m = 1, L = 1, r = 0.05, horizontal along +x from the pin at the origin.

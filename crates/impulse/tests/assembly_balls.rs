@@ -1,33 +1,12 @@
 //! Assemblies among free balls: collisions resolved by the engine's collision law with the
 //! assembly's collision matrix (the joints answer each impulse ideally), against closed forms.
 
+mod common;
+
+use common::assemblies::{joint, rod};
 use impulse::assembly::balls::{AssemblyWithBalls, Ball, Striker};
-use impulse::assembly::{Assembly, AssemblyBodyDesc, AssemblySettings, JointDesc, Primitive};
-use impulse::math::{Quat, Vec3};
-
-fn joint(name: &str, a: usize, b: Option<usize>, primitive: Primitive) -> JointDesc {
-    JointDesc {
-        name: name.into(),
-        a,
-        b,
-        primitive,
-    }
-}
-
-/// A uniform solid cylinder of mass `m`, radius `r` from `from` to `to` (body x along it).
-fn rod(name: &str, from: Vec3, to: Vec3, m: f64, r: f64) -> AssemblyBodyDesc {
-    let axis = to - from;
-    let l = axis.norm();
-    let across = m * (3.0 * r * r + l * l) / 12.0;
-    let mut body = AssemblyBodyDesc::new(
-        name,
-        m,
-        Vec3::new(m * r * r / 2.0, across, across),
-        (from + to) / 2.0,
-    );
-    body.orientation = Quat::rotation_between(&Vec3::x(), &axis).unwrap_or_else(Quat::identity);
-    body
-}
+use impulse::assembly::{Assembly, AssemblyBodyDesc, AssemblySettings, Primitive};
+use impulse::math::Vec3;
 
 fn settings() -> AssemblySettings {
     AssemblySettings::with_step(Vec3::new(0.0, 0.0, -9.81), 1e-3)
