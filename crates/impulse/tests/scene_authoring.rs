@@ -6,8 +6,8 @@ mod common;
 
 use std::path::Path;
 
-use impulse::math::{Quat, Vec3};
 use common::scenes;
+use impulse::math::{Quat, Vec3};
 use impulse::scene;
 
 /// The scene's errors, as messages (none when it loads).
