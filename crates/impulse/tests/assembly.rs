@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::assemblies::{joint, rod};
+use common::assemblies::{joint, rod, slider_crank_with};
 use impulse::assembly::{
     Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Baumgarte, Handedness, Path,
     Primitive,
@@ -261,63 +261,9 @@ fn v5_screw_falls_at_its_lead() {
     }
 }
 
-/// The slider crank of V6 (crank r = 0.1 about z at the origin, rod l = 0.3, slider on the x
-/// axis), started at crank angle `theta0` at rest, driven by `torque` against friction `c ω`.
+/// The slider crank of V6 with gravity along −y (see `common::assemblies::slider_crank_with`).
 fn slider_crank(theta0: f64, torque: f64, c: f64) -> Assembly {
     slider_crank_with(settings(), theta0, torque, c)
-}
-
-fn slider_crank_with(settings: AssemblySettings, theta0: f64, torque: f64, c: f64) -> Assembly {
-    let (r, l) = (0.1, 0.3);
-    let pin = Vec3::new(r * theta0.cos(), r * theta0.sin(), 0.0);
-    let x = pin.x + (l * l - pin.y * pin.y).sqrt();
-    let slider_at = Vec3::new(x, 0.0, 0.0);
-    // The crank is a wheel (m = 2, radius 0.15) about its centre, the pin on its rim's inside.
-    let mut crank =
-        AssemblyBodyDesc::new("wheel", 2.0, Vec3::new(0.011, 0.011, 0.0225), Vec3::zeros());
-    crank.torque = Vec3::new(0.0, 0.0, torque);
-    crank.angular_damping = c;
-    let conrod = rod("rod", pin, slider_at, 0.5, 0.01);
-    let slider = AssemblyBodyDesc::new("slider", 0.5, Vec3::new(1e-3, 1e-3, 1e-3), slider_at);
-    let joints = vec![
-        joint(
-            "shaft",
-            0,
-            None,
-            Primitive::Revolute {
-                anchor: Vec3::zeros(),
-                axis: Vec3::z(),
-            },
-        ),
-        joint(
-            "crank_pin",
-            1,
-            Some(0),
-            Primitive::Revolute {
-                anchor: pin,
-                axis: Vec3::z(),
-            },
-        ),
-        joint(
-            "wrist_pin",
-            2,
-            Some(1),
-            Primitive::Revolute {
-                anchor: slider_at,
-                axis: Vec3::z(),
-            },
-        ),
-        joint(
-            "guide",
-            2,
-            None,
-            Primitive::Prismatic {
-                anchor: slider_at,
-                axis: Vec3::x(),
-            },
-        ),
-    ];
-    Assembly::new(settings, vec![crank, conrod, slider], joints).unwrap()
 }
 
 /// x(θ) = r cos θ + √(l² − r² sin²θ) (kalra.md §6 V6).
