@@ -16,6 +16,7 @@ use clap::Args;
 use impulse::math::{Mat3, Vec3};
 use impulse::run::events::EventKind;
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::framing::body_colors;
@@ -240,6 +241,70 @@ fn note<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, lines: &[&str]) -> Re
     Ok(())
 }
 
+/// The axes every chart here draws on: a number across, a number up.
+type Axes<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The plots' one chart style on a white `area`: a caption, time across and `y` up (described
+/// by `y_desc`), short tick labels and a light grid.
+fn axes<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+    y_desc: &str,
+) -> Result<Axes<'a, DB>, String> {
+    let error = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    area.fill(&WHITE).map_err(error)?;
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x, y)
+        .map_err(error)?;
+    chart
+        .configure_mesh()
+        .x_desc("time")
+        .y_desc(y_desc)
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .bold_line_style(RGBColor(215, 215, 215))
+        .light_line_style(RGBColor(244, 244, 244))
+        .max_light_lines(4)
+        .draw()
+        .map_err(error)?;
+    Ok(chart)
+}
+
+/// One line of `width` pixels named `name` in the legend.
+fn line<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Axes<'a, DB>,
+    points: impl IntoIterator<Item = (f64, f64)>,
+    name: &str,
+    color: RGBColor,
+    width: u32,
+) -> Result<(), String> {
+    chart
+        .draw_series(LineSeries::new(points, color.stroke_width(width)))
+        .map_err(|e| e.to_string())?
+        .label(name)
+        .legend(move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(width))
+        });
+    Ok(())
+}
+
+/// The legend, in the upper right corner.
+fn legend<'a, DB: DrawingBackend + 'a>(chart: &mut Axes<'a, DB>) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(200, 200, 200))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
 struct EnergyChart<'a> {
     recording: &'a Recording,
     energy: &'a [Energy],
@@ -247,8 +312,6 @@ struct EnergyChart<'a> {
 
 impl EnergyChart<'_> {
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let error = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-        area.fill(&WHITE).map_err(error)?;
         let times = &self.recording.times;
         let series: [(&str, RGBColor, Vec<f64>); 3] = [
             (
@@ -277,55 +340,26 @@ impl EnergyChart<'_> {
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
                 (lo.min(v), hi.max(v))
             });
-        let mut chart = ChartBuilder::on(area)
-            .caption(
-                format!(
-                    "Energy of the dynamic bodies — {}",
-                    self.recording.shapes.scene
-                ),
-                ("sans-serif", 20),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(80)
-            .build_cartesian_2d(time_range(self.recording), {
+        let mut chart = axes(
+            area,
+            &format!(
+                "Energy of the dynamic bodies — {}",
+                self.recording.shapes.scene
+            ),
+            time_range(self.recording),
+            {
                 // Room above the curves for the legend.
                 let range = padded(lo, hi);
                 range.start..range.end + 0.2 * (range.end - range.start)
-            })
-            .map_err(error)?;
-        chart
-            .configure_mesh()
-            .x_desc("time")
-            .y_desc("energy (scene units)")
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .bold_line_style(RGBColor(215, 215, 215))
-            .light_line_style(RGBColor(244, 244, 244))
-            .max_light_lines(4)
-            .draw()
-            .map_err(error)?;
+            },
+            "energy (scene units)",
+        )?;
         for (name, color, values) in series {
             let width = if name == "total" { 3 } else { 2 };
-            chart
-                .draw_series(LineSeries::new(
-                    finite(times.iter().copied().zip(values)),
-                    color.stroke_width(width),
-                ))
-                .map_err(error)?
-                .label(name)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(width))
-                });
+            let points = finite(times.iter().copied().zip(values));
+            line(&mut chart, points, name, color, width)?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(200, 200, 200))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(error)?;
-        Ok(())
+        legend(&mut chart)
     }
 }
 chart!(EnergyChart<'_>);
@@ -338,8 +372,6 @@ struct ComparisonChart<'a> {
 
 impl ComparisonChart<'_> {
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let error = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-        area.fill(&WHITE).map_err(error)?;
         let points = || {
             self.series
                 .iter()
@@ -351,52 +383,19 @@ impl ComparisonChart<'_> {
         });
         let end = points().map(|(t, _)| t).fold(0.0, f64::max);
         let range = padded(lo, hi);
-        let mut chart = ChartBuilder::on(area)
-            .caption(
-                format!("Total energy under each contact model — {}", self.title),
-                ("sans-serif", 20),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(80)
-            .build_cartesian_2d(
-                0.0..if end > 0.0 { end } else { 1.0 },
-                range.start..range.end + 0.2 * (range.end - range.start),
-            )
-            .map_err(error)?;
-        chart
-            .configure_mesh()
-            .x_desc("time")
-            .y_desc("energy (scene units)")
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .bold_line_style(RGBColor(215, 215, 215))
-            .light_line_style(RGBColor(244, 244, 244))
-            .max_light_lines(4)
-            .draw()
-            .map_err(error)?;
+        let mut chart = axes(
+            area,
+            &format!("Total energy under each contact model — {}", self.title),
+            0.0..if end > 0.0 { end } else { 1.0 },
+            range.start..range.end + 0.2 * (range.end - range.start),
+            "energy (scene units)",
+        )?;
         let colors = [rgb([30, 30, 30]), rgb([225, 87, 89]), rgb([78, 121, 167])];
         for (k, (name, times, values)) in self.series.iter().enumerate() {
-            let color = colors[k % colors.len()];
-            chart
-                .draw_series(LineSeries::new(
-                    finite(times.iter().copied().zip(values.iter().copied())),
-                    color.stroke_width(2),
-                ))
-                .map_err(error)?
-                .label(*name)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
+            let points = finite(times.iter().copied().zip(values.iter().copied()));
+            line(&mut chart, points, name, colors[k % colors.len()], 2)?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(200, 200, 200))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(error)?;
-        Ok(())
+        legend(&mut chart)
     }
 }
 chart!(ComparisonChart<'_>);
@@ -415,8 +414,6 @@ struct RateChart<'a>(&'a Recording);
 
 impl RateChart<'_> {
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let error = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-        area.fill(&WHITE).map_err(error)?;
         let recording = self.0;
         let range = time_range(recording);
         let width = (range.end - range.start) / RATE_BINS as f64;
@@ -433,30 +430,16 @@ impl RateChart<'_> {
             counts[row][bin] += 1;
         }
         let top = counts.iter().flatten().copied().max().unwrap_or(0) as f64 / width;
-        let mut chart = ChartBuilder::on(area)
-            .caption(
-                format!(
-                    "Collisions and microcollisions per unit time — {}",
-                    recording.shapes.scene
-                ),
-                ("sans-serif", 20),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(80)
-            .build_cartesian_2d(range.clone(), 0.0..headroom(top))
-            .map_err(error)?;
-        chart
-            .configure_mesh()
-            .x_desc("time")
-            .y_desc(format!("events per unit time (bins of {})", tick(&width)))
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .bold_line_style(RGBColor(215, 215, 215))
-            .light_line_style(RGBColor(244, 244, 244))
-            .max_light_lines(4)
-            .draw()
-            .map_err(error)?;
+        let mut chart = axes(
+            area,
+            &format!(
+                "Collisions and microcollisions per unit time — {}",
+                recording.shapes.scene
+            ),
+            range.clone(),
+            0.0..headroom(top),
+            &format!("events per unit time (bins of {})", tick(&width)),
+        )?;
         if events.is_empty() {
             let why = if recording.events.is_none() {
                 "This run has no events.csv (it was recorded without collision events)."
@@ -481,22 +464,9 @@ impl RateChart<'_> {
                 let x0 = range.start + i as f64 * width;
                 [(x0, rate), (x0 + width, rate)]
             });
-            chart
-                .draw_series(LineSeries::new(steps, color.stroke_width(2)))
-                .map_err(error)?
-                .label(name)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
+            line(&mut chart, steps, name, color, 2)?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(200, 200, 200))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(error)?;
-        Ok(())
+        legend(&mut chart)
     }
 }
 chart!(RateChart<'_>);
@@ -505,8 +475,6 @@ struct SpeedChart<'a>(&'a Recording);
 
 impl SpeedChart<'_> {
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let error = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-        area.fill(&WHITE).map_err(error)?;
         let recording = self.0;
         let colors = body_colors(&recording.shapes.bodies);
         let moving: Vec<usize> = (0..recording.shapes.bodies.len())
@@ -517,30 +485,16 @@ impl SpeedChart<'_> {
             .flat_map(|&b| recording.tracks[b].iter().map(|s| s.velocity.norm()))
             .filter(|v| *v < 1e300)
             .fold(0.0, f64::max);
-        let mut chart = ChartBuilder::on(area)
-            .caption(
-                format!(
-                    "Speed of each body's centre of mass — {}",
-                    recording.shapes.scene
-                ),
-                ("sans-serif", 20),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(80)
-            .build_cartesian_2d(time_range(recording), 0.0..headroom(top))
-            .map_err(error)?;
-        chart
-            .configure_mesh()
-            .x_desc("time")
-            .y_desc("speed (scene units)")
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .bold_line_style(RGBColor(215, 215, 215))
-            .light_line_style(RGBColor(244, 244, 244))
-            .max_light_lines(4)
-            .draw()
-            .map_err(error)?;
+        let mut chart = axes(
+            area,
+            &format!(
+                "Speed of each body's centre of mass — {}",
+                recording.shapes.scene
+            ),
+            time_range(recording),
+            0.0..headroom(top),
+            "speed (scene units)",
+        )?;
         if moving.is_empty() {
             return note(
                 &chart.plotting_area().strip_coord_spec(),
@@ -554,22 +508,10 @@ impl SpeedChart<'_> {
                 .iter()
                 .zip(&recording.tracks[b])
                 .map(|(&t, s)| (t, s.velocity.norm()));
-            chart
-                .draw_series(LineSeries::new(finite(points), color.stroke_width(2)))
-                .map_err(error)?
-                .label(recording.shapes.bodies[b].name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
+            let name = &recording.shapes.bodies[b].name;
+            line(&mut chart, finite(points), name, color, 2)?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(200, 200, 200))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(error)?;
-        Ok(())
+        legend(&mut chart)
     }
 }
 chart!(SpeedChart<'_>);

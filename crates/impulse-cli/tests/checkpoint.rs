@@ -7,19 +7,10 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{impulse, repo, scratch, text};
+use common::{impulse, repo, scratch, succeeds, text};
 use impulse::run::checkpoint::Checkpoint;
 
 const FILES: [&str; 3] = ["trajectory.csv", "events.csv", "shapes.json"];
-
-fn run_ok(args: &[&str]) {
-    let out = impulse(args);
-    assert!(
-        out.status.success(),
-        "impulse {args:?} failed: {}",
-        text(&out.stderr)
-    );
-}
 
 /// `summary.json` without its wall time, the one figure a resumed run may not repeat.
 fn summary_without_wall_time(dir: &Path) -> String {
@@ -49,6 +40,21 @@ fn assert_same_outputs(a: &Path, b: &Path, what: &str) {
     );
 }
 
+/// Runs `scene` for `duration` into `out`, with `extra` arguments, and asserts it succeeded.
+fn run_into(scene: &str, duration: &str, out: &Path, extra: &[&str]) {
+    let out = out.to_str().expect("a UTF-8 path");
+    let args = [
+        "run",
+        scene,
+        "--duration",
+        duration,
+        "--quiet",
+        "--out",
+        out,
+    ];
+    succeeds(&[&args[..], extra].concat());
+}
+
 /// Runs `scene` for `duration` uninterrupted, then with a checkpoint every `every`; spoils
 /// what the second run wrote after its last checkpoint (its last trajectory row cut off, a
 /// junk row after the events, its summary gone), resumes it, and checks every output is the
@@ -56,17 +62,9 @@ fn assert_same_outputs(a: &Path, b: &Path, what: &str) {
 fn round_trip(name: &str, scene: &str, duration: &str, every: &str, extra: &[&str]) -> Checkpoint {
     let whole = scratch(&format!("checkpoint_{name}_whole"));
     let parts = scratch(&format!("checkpoint_{name}_parts"));
-    let (whole_s, parts_s) = (whole.to_str().unwrap(), parts.to_str().unwrap());
-    let base = ["run", scene, "--duration", duration, "--quiet"];
-    run_ok(&[&base[..], &["--out", whole_s], extra].concat());
-    run_ok(
-        &[
-            &base[..],
-            &["--out", parts_s, "--checkpoint-every", every],
-            extra,
-        ]
-        .concat(),
-    );
+    run_into(scene, duration, &whole, extra);
+    let checkpointing = [&["--checkpoint-every", every], extra].concat();
+    run_into(scene, duration, &parts, &checkpointing);
     // Checkpointing itself changes nothing of the run.
     assert_same_outputs(&whole, &parts, &format!("{name} with checkpoints"));
 
@@ -93,7 +91,7 @@ fn round_trip(name: &str, scene: &str, duration: &str, every: &str, extra: &[&st
     }
     std::fs::remove_file(parts.join("summary.json")).unwrap();
 
-    run_ok(&["run", "--resume", file.to_str().unwrap(), "--quiet"]);
+    succeeds(&["run", "--resume", file.to_str().unwrap(), "--quiet"]);
     assert_same_outputs(&whole, &parts, &format!("{name} resumed"));
     checkpoint
 }
@@ -168,15 +166,7 @@ fn a_run_interrupted_by_sigint_resumes_byte_identical() {
     let scene = "scenes/hybrid/creature_war.toml";
     let whole = scratch("checkpoint_sigint_whole");
     let parts = scratch("checkpoint_sigint_parts");
-    run_ok(&[
-        "run",
-        scene,
-        "--duration",
-        "0.3",
-        "--quiet",
-        "--out",
-        whole.to_str().unwrap(),
-    ]);
+    run_into(scene, "0.3", &whole, &[]);
     // A checkpoint interval longer than the run: the only checkpoint is the interruption's.
     let child = Command::new(env!("CARGO_BIN_EXE_impulse"))
         .args([
@@ -213,7 +203,7 @@ fn a_run_interrupted_by_sigint_resumes_byte_identical() {
     let summary = std::fs::read_to_string(parts.join("summary.json")).unwrap();
     assert!(summary.contains("\"interrupted\""), "{summary}");
     let file = parts.join("checkpoint.bin");
-    run_ok(&["run", "--resume", file.to_str().unwrap(), "--quiet"]);
+    succeeds(&["run", "--resume", file.to_str().unwrap(), "--quiet"]);
     assert_same_outputs(
         &whole,
         &parts,
@@ -224,17 +214,7 @@ fn a_run_interrupted_by_sigint_resumes_byte_identical() {
 /// A dominos run with a checkpoint; returns its output directory.
 fn dominos_checkpoint(name: &str, scene: &str) -> std::path::PathBuf {
     let out = scratch(name);
-    run_ok(&[
-        "run",
-        scene,
-        "--duration",
-        "0.3",
-        "--quiet",
-        "--checkpoint-every",
-        "0.1",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    run_into(scene, "0.3", &out, &["--checkpoint-every", "0.1"]);
     out
 }
 

@@ -6,14 +6,9 @@ mod common;
 use common::*;
 use std::path::Path;
 
+/// The standard output of a command that must succeed.
 fn ok(args: &[&str]) -> String {
-    let result = impulse(args);
-    assert!(
-        result.status.success(),
-        "{args:?}: {}",
-        text(&result.stderr)
-    );
-    text(&result.stdout)
+    text(&succeeds(args).stdout)
 }
 
 /// Runs a command that must fail with exit status 1 and an error containing every `needle`.

@@ -7,7 +7,7 @@ use common::*;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch(&format!("viewing/{name}"))
@@ -15,16 +15,6 @@ fn scratch(name: &str) -> PathBuf {
 
 fn path(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
-}
-
-fn succeeds(args: &[&str]) -> Output {
-    let output = impulse(args);
-    assert!(
-        output.status.success(),
-        "impulse {args:?}: {}",
-        text(&output.stderr)
-    );
-    output
 }
 
 /// Runs a scene into a fresh directory named `name`.

@@ -147,8 +147,7 @@ pub fn load(
     let overrides = overrides_of(overrides)?;
     let scene = read_scene(scene, path, &overrides)?;
     for warning in &scene.warnings {
-        let text = std::ffi::CString::new(warning.to_string())
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let text = std::ffi::CString::new(warning.to_string()).map_err(value_error)?;
         PyErr::warn(
             py,
             &py.get_type::<pyo3::exceptions::PyUserWarning>(),
@@ -213,6 +212,19 @@ fn rows_array<'py, const K: usize>(
     Array2::from_shape_vec((n, K), rows.into_flattened())
         .map(|array| array.into_pyarray(py))
         .map_err(|e| PyValueError::new_err(format!("cannot shape the array: {e}")))
+}
+
+/// An engine error as Python's `ValueError` (a value the engine refused).
+fn value_error(error: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(error.to_string())
+}
+
+/// Material `now` with the friction and restitution that are given.
+fn changed(now: Material, friction: Option<f64>, restitution: Option<f64>) -> Material {
+    Material {
+        friction: friction.unwrap_or(now.friction),
+        restitution: restitution.unwrap_or(now.restitution),
+    }
 }
 
 fn vec3(v: &Vec3) -> [f64; 3] {
@@ -349,7 +361,7 @@ impl World {
         self.scene_mut()
             .world
             .set_gravity(Vec3::from(gravity))
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+            .map_err(value_error)
     }
 
     /// Applies `force` (3 numbers, world frame) to a dynamic body (by name or index) from the
@@ -378,7 +390,7 @@ impl World {
         scene
             .world
             .set_applied_force(id, force, torque)
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+            .map_err(value_error)
     }
 
     /// Applies `torque` (3 numbers, world frame) to a dynamic body from the current time on,
@@ -391,7 +403,7 @@ impl World {
         scene
             .world
             .set_applied_force(id, force, Vec3::from(torque))
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+            .map_err(value_error)
     }
 
     /// The bodies' applied forces (at the centres of mass, world frame), float64 (n, 3).
@@ -439,15 +451,11 @@ impl World {
     ) -> PyResult<()> {
         let scene = self.scene_mut();
         let (a, b) = (Self::body_index(scene, a)?, Self::body_index(scene, b)?);
-        let now = scene.world.contact_material(a, b);
-        let material = Material {
-            friction: friction.unwrap_or(now.friction),
-            restitution: restitution.unwrap_or(now.restitution),
-        };
+        let material = changed(scene.world.contact_material(a, b), friction, restitution);
         scene
             .world
             .set_pair_material(a, b, material)
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+            .map_err(value_error)
     }
 
     /// A body's own surface material (by name or index), from the next contact on: what a
@@ -462,15 +470,11 @@ impl World {
     ) -> PyResult<()> {
         let scene = self.scene_mut();
         let id = Self::body_index(scene, body)?;
-        let now = scene.world.body(id).material();
-        let material = Material {
-            friction: friction.unwrap_or(now.friction),
-            restitution: restitution.unwrap_or(now.restitution),
-        };
+        let material = changed(scene.world.body(id).material(), friction, restitution);
         scene
             .world
             .set_body_material(id, material)
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+            .map_err(value_error)
     }
 
     /// The bodies' names, in the order of the state arrays' rows.
@@ -572,7 +576,7 @@ impl World {
         scene
             .world
             .set_multibody_velocities(id, &v)
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+            .map_err(value_error)
     }
 
     /// Whether each body is asleep, bool (n,).
@@ -650,7 +654,7 @@ impl World {
             scene
                 .world
                 .set_body_state(BodyId(i), state)
-                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                .map_err(value_error)?;
         }
         Ok(())
     }
@@ -675,10 +679,7 @@ impl World {
             angular_velocity.unwrap_or(now.3),
         );
         let state = state_of(scene.world.body(id), &new)?;
-        scene
-            .world
-            .set_body_state(id, state)
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+        scene.world.set_body_state(id, state).map_err(value_error)
     }
 
     /// Advances the world by `dt` (> 0) to `time + dt`, `steps` times over (the loop runs in
@@ -759,7 +760,7 @@ impl World {
                     restitution,
                 },
             )
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+            .map_err(value_error)
     }
 
     /// Runs the world from t = 0 for `duration` (default: the scene's), recording `fps` frames

@@ -1,33 +1,12 @@
 //! Assemblies among free balls: collisions resolved by the engine's collision law with the
 //! assembly's collision matrix (the joints answer each impulse ideally), against closed forms.
 
+mod common;
+
+use common::assemblies::{joint, rod, slider_crank_with};
 use impulse::assembly::balls::{AssemblyWithBalls, Ball, Striker};
-use impulse::assembly::{Assembly, AssemblyBodyDesc, AssemblySettings, JointDesc, Primitive};
-use impulse::math::{Quat, Vec3};
-
-fn joint(name: &str, a: usize, b: Option<usize>, primitive: Primitive) -> JointDesc {
-    JointDesc {
-        name: name.into(),
-        a,
-        b,
-        primitive,
-    }
-}
-
-/// A uniform solid cylinder of mass `m`, radius `r` from `from` to `to` (body x along it).
-fn rod(name: &str, from: Vec3, to: Vec3, m: f64, r: f64) -> AssemblyBodyDesc {
-    let axis = to - from;
-    let l = axis.norm();
-    let across = m * (3.0 * r * r + l * l) / 12.0;
-    let mut body = AssemblyBodyDesc::new(
-        name,
-        m,
-        Vec3::new(m * r * r / 2.0, across, across),
-        (from + to) / 2.0,
-    );
-    body.orientation = Quat::rotation_between(&Vec3::x(), &axis).unwrap_or_else(Quat::identity);
-    body
-}
+use impulse::assembly::{Assembly, AssemblyBodyDesc, AssemblySettings, Primitive};
+use impulse::math::Vec3;
 
 fn settings() -> AssemblySettings {
     AssemblySettings::with_step(Vec3::new(0.0, 0.0, -9.81), 1e-3)
@@ -99,41 +78,7 @@ fn a_ball_hitting_a_pendulum_bounces_at_the_closed_form_speed() {
 /// velocities) — two independent routes — to 1e-7 relative (collision integration tolerance).
 #[test]
 fn a_slider_crank_kicks_a_ball_off_at_the_effective_mass_speed() {
-    let theta0 = 200f64.to_radians();
-    let (r, l) = (0.1, 0.3);
-    let pin = Vec3::new(r * theta0.cos(), r * theta0.sin(), 0.0);
-    let slider_at = Vec3::new(pin.x + (l * l - pin.y * pin.y).sqrt(), 0.0, 0.0);
-    let mut crank =
-        AssemblyBodyDesc::new("wheel", 2.0, Vec3::new(0.011, 0.011, 0.0225), Vec3::zeros());
-    crank.torque = Vec3::new(0.0, 0.0, 0.5);
-    let conrod = rod("rod", pin, slider_at, 0.5, 0.01);
-    let slider = AssemblyBodyDesc::new("slider", 0.5, Vec3::new(1e-3, 1e-3, 1e-3), slider_at);
-    let hinge = |name: &str, a, b, anchor| {
-        joint(
-            name,
-            a,
-            b,
-            Primitive::Revolute {
-                anchor,
-                axis: Vec3::z(),
-            },
-        )
-    };
-    let joints = vec![
-        hinge("shaft", 0, None, Vec3::zeros()),
-        hinge("crank_pin", 1, Some(0), pin),
-        hinge("wrist_pin", 2, Some(1), slider_at),
-        joint(
-            "guide",
-            2,
-            None,
-            Primitive::Prismatic {
-                anchor: slider_at,
-                axis: Vec3::x(),
-            },
-        ),
-    ];
-    let assembly = Assembly::new(settings(), vec![crank, conrod, slider], joints).unwrap();
+    let assembly = slider_crank_with(settings(), 200f64.to_radians(), 0.5, 0.0);
     let striker = Striker {
         body: 2,
         offset: Vec3::new(0.05, 0.0, 0.0),

@@ -3,20 +3,17 @@
 //! density 500 weighed 8.0 where the union weighs 4.0; the shipped T-handles counted about 4 %
 //! of their mass twice. Overlapping shapes of a body whose mass matters are now refused.
 
+mod common;
+
 use std::path::Path;
 
-use impulse::scene::{self, Severity};
+use common::scenes;
+use impulse::scene;
 
+/// The scene's errors, as messages (none when it loads).
 fn errors(text: &str) -> Vec<String> {
-    match scene::parse(Path::new("compound.toml"), text) {
-        Ok(_) => Vec::new(),
-        Err(e) => e
-            .diagnostics()
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .map(|d| d.to_string())
-            .collect(),
-    }
+    let errors = scenes::errors(Path::new("compound.toml"), text);
+    errors.iter().map(ToString::to_string).collect()
 }
 
 fn mass_of(text: &str, body: &str) -> f64 {

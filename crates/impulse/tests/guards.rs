@@ -1,14 +1,17 @@
 //! Guards against runs that cost without bound or fail without naming the cause (issue 42):
 //! each test is named after what went wrong, and failed on the code before its fix.
 
+mod common;
+
 use std::path::Path;
 
+use common::scenes;
 use impulse::scene;
 use impulse::world::SimulationError;
 
 /// A scene read from text (meshes, if any, beside a made-up path).
 fn load(text: &str) -> scene::Scene {
-    scene::parse(Path::new("guards.toml"), text).unwrap_or_else(|e| panic!("{e}"))
+    scenes::parsed(Path::new("guards.toml"), text)
 }
 
 /// A kinematic box 0.3 × 0.3 × 0.01 m spinning at `spin` rad/s about the vertical, and a ball
@@ -163,9 +166,7 @@ fn an_interrupt_stops_a_constraint_run_between_frames() {
     // output frames, so one frame for the whole run held the process to its end. Now the
     // flag stops the event loop between events and a group's flight between steps.
     static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/constraint/stack_of_ten.toml");
-    let mut scene = scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut scene = scenes::load(&scenes::shipped("constraint/stack_of_ten.toml"));
     scene.world.set_interrupt(&STOP);
     let setter = std::thread::spawn(|| {
         std::thread::sleep(std::time::Duration::from_millis(300));
@@ -234,15 +235,7 @@ position = [0, 0, 0.3]
 
 /// The scene's diagnostics, one a line, when it is refused.
 fn refused(text: &str) -> String {
-    match scene::parse(Path::new("guards.toml"), text) {
-        Ok(_) => panic!("the scene loaded"),
-        Err(scene::SceneError::Invalid(diagnostics)) => diagnostics
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Err(e) => panic!("{e}"),
-    }
+    scenes::refused(Path::new("guards.toml"), text)
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! Joint dampers and limit stops against their closed forms (issue 41, item 14: both worked
 //! when tried, neither had a test).
 
+mod common;
+
 use std::path::Path;
 
-use impulse::scene;
+use common::scenes;
 
 /// A one-link multibody on a joint of the world, written as a scene.
 fn world_with(link_shape: &str, mass: f64, joint: &str, gravity: [f64; 3]) -> impulse::World {
@@ -14,10 +16,7 @@ fn world_with(link_shape: &str, mass: f64, joint: &str, gravity: [f64; 3]) -> im
          [[multibodies.joints]]\nchild = \"link\"\n{joint}\n",
         gravity[0], gravity[1], gravity[2]
     );
-    match scene::parse(Path::new("joints.toml"), &text) {
-        Ok(scene) => scene.world,
-        Err(e) => panic!("{e}"),
-    }
+    scenes::parsed(Path::new("joints.toml"), &text).world
 }
 
 /// The joint's coordinate and rate at `t`.

@@ -2,21 +2,18 @@
 //! a tilted ramp took hand trigonometry), rotations written as a sequence of axis-angle turns,
 //! and an error that points to them when three numbers look like Euler angles.
 
+mod common;
+
 use std::path::Path;
 
+use common::scenes;
 use impulse::math::{Quat, Vec3};
-use impulse::scene::{self, Severity};
+use impulse::scene;
 
+/// The scene's errors, as messages (none when it loads).
 fn errors(text: &str) -> Vec<String> {
-    match scene::parse(Path::new("authoring.toml"), text) {
-        Ok(_) => Vec::new(),
-        Err(e) => e
-            .diagnostics()
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .map(|d| d.to_string())
-            .collect(),
-    }
+    let errors = scenes::errors(Path::new("authoring.toml"), text);
+    errors.iter().map(ToString::to_string).collect()
 }
 
 const RAMP: &str = "[[bodies]]\nname = \"ramp\"\nmotion = \"fixed\"\n\

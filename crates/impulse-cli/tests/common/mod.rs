@@ -1,6 +1,6 @@
 //! What the program's tests share (each takes what it needs with `mod common;`): running the
-//! `impulse` binary from the repository's root, fresh scratch directories, and its output as
-//! text.
+//! `impulse` binary from the repository's root (and asserting it succeeded), fresh scratch
+//! directories, and its output as text.
 
 // Each test file uses only some of these.
 #![allow(dead_code)]
@@ -15,6 +15,18 @@ pub fn impulse(args: &[&str]) -> Output {
         .current_dir(repo())
         .output()
         .expect("the impulse binary runs")
+}
+
+/// Runs the `impulse` binary with `args` and asserts it succeeded (the message shows its
+/// stderr).
+pub fn succeeds(args: &[&str]) -> Output {
+    let output = impulse(args);
+    assert!(
+        output.status.success(),
+        "impulse {args:?} failed: {}",
+        text(&output.stderr)
+    );
+    output
 }
 
 /// The repository's root.

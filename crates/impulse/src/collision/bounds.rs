@@ -253,6 +253,10 @@ impl Beyond for SoonestCheck {
         self.soonest = self.soonest.min(safe);
     }
 
+    // Out of line: inlined into the node walk of `narrow::search_parts`, its loop-invariant
+    // parts were hoisted out of the walk and reloaded after every piece pair examined
+    // (callgrind, part feeder: 19 instructions per pair, 0.3 % of `impulse table`'s).
+    #[inline(never)]
     fn skip(&mut self, gap: f64, closest: f64) -> bool {
         if gap >= closest + self.slack {
             self.beyond_slack = self.beyond_slack.min(gap);

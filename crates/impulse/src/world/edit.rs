@@ -4,7 +4,7 @@
 //! contacts keep the material they were found with.
 
 use super::{SettingsError, World, WorldSettings};
-use crate::dynamics::{BodyId, BodyState, Material, MaterialError};
+use crate::dynamics::{BodyId, BodyState, Material, MaterialError, RigidBody};
 use crate::math::{Vec3, is_finite_vec};
 
 impl World {
@@ -15,46 +15,35 @@ impl World {
     /// nothing changed, for a fixed or kinematic body, a body a constraint group holds, a state
     /// that is not finite or a quaternion that is not of unit length (within 1e-9).
     pub fn set_body_state(&mut self, id: BodyId, state: BodyState) -> Result<(), SettingsError> {
-        let body = &self.bodies[id.0];
-        let refuse = |expected: &'static str, found: String| {
-            Err(SettingsError {
-                setting: "body state",
-                expected,
-                found,
-            })
-        };
-        if !body.is_dynamic() {
-            return refuse(
-                "a dynamic body",
-                format!("`{}`, which is fixed or kinematic", body.name()),
-            );
-        }
+        const SETTING: &str = "body state";
+        let body = self.dynamic_body(id, SETTING)?;
         if body.is_held() {
-            return refuse(
+            return Err(refusal(
+                SETTING,
                 "a body no constraint group holds",
                 format!("`{}`, held in resting contact", body.name()),
-            );
+            ));
         }
         if !state.is_finite() {
-            return refuse("finite numbers", format!("{state:?}"));
+            return Err(refusal(SETTING, "finite numbers", format!("{state:?}")));
         }
         let norm = state.orientation.quaternion().norm();
         if (norm - 1.0).abs() > 1e-9 {
-            return refuse(
+            return Err(refusal(
+                SETTING,
                 "a unit quaternion",
                 format!("a quaternion of length {norm}"),
-            );
+            ));
         }
         let t = self.time;
-        self.bodies[id.0]
-            .set_state(t, state)
-            .map_err(|error| SettingsError {
-                setting: "body state",
-                expected: "a state the integrator can start from",
-                found: error.to_string(),
-            })?;
-        self.energy_rebase = true;
-        self.collisions.invalidate();
+        self.bodies[id.0].set_state(t, state).map_err(|error| {
+            refusal(
+                SETTING,
+                "a state the integrator can start from",
+                error.to_string(),
+            )
+        })?;
+        self.motions_changed();
         Ok(())
     }
     /// Replaces dynamic body `id`'s applied force (acting at its centre of mass) and torque,
@@ -69,39 +58,28 @@ impl World {
         force: Vec3,
         torque: Vec3,
     ) -> Result<(), SettingsError> {
-        let body = &self.bodies[id.0];
-        let refuse = |expected: &'static str, found: String| {
-            Err(SettingsError {
-                setting: "applied force",
-                expected,
-                found,
-            })
-        };
-        if !body.is_dynamic() {
-            return refuse(
-                "a dynamic body",
-                format!("`{}`, which is fixed or kinematic", body.name()),
-            );
-        }
+        const SETTING: &str = "applied force";
+        self.dynamic_body(id, SETTING)?;
         if !(is_finite_vec(&force) && is_finite_vec(&torque)) {
-            return refuse(
+            return Err(refusal(
+                SETTING,
                 "a finite force and torque",
                 format!(
                     "force ({}, {}, {}), torque ({}, {}, {})",
                     force.x, force.y, force.z, torque.x, torque.y, torque.z
                 ),
-            );
+            ));
         }
         let (t, gravity) = (self.time, self.settings.gravity);
         let body = &mut self.bodies[id.0];
-        body.set_loads(t, gravity, force, torque)
-            .map_err(|error| SettingsError {
-                setting: "applied force",
-                expected: "a motion the integrator can start",
-                found: error.to_string(),
-            })?;
-        self.energy_rebase = true;
-        self.collisions.invalidate();
+        body.set_loads(t, gravity, force, torque).map_err(|error| {
+            refusal(
+                SETTING,
+                "a motion the integrator can start",
+                error.to_string(),
+            )
+        })?;
+        self.motions_changed();
         Ok(())
     }
 
@@ -119,18 +97,18 @@ impl World {
         let t = self.time;
         for body in &mut self.bodies {
             let (force, torque) = (body.force(), body.torque());
-            body.set_loads(t, gravity, force, torque)
-                .map_err(|error| SettingsError {
-                    setting: "gravity",
-                    expected: "motions the integrator can start",
-                    found: format!("body `{}`: {error}", body.name()),
-                })?;
+            body.set_loads(t, gravity, force, torque).map_err(|error| {
+                refusal(
+                    "gravity",
+                    "motions the integrator can start",
+                    format!("body `{}`: {error}", body.name()),
+                )
+            })?;
         }
         for multibody in &mut self.multibodies {
             multibody.set_gravity(gravity);
         }
-        self.energy_rebase = true;
-        self.collisions.invalidate();
+        self.motions_changed();
         Ok(())
     }
 
@@ -146,6 +124,36 @@ impl World {
         self.bodies[id.0].set_material(material);
         self.collisions.invalidate();
         Ok(())
+    }
+
+    /// Body `id`, if it is dynamic (what `setting` can change); refused otherwise.
+    fn dynamic_body(&self, id: BodyId, setting: &'static str) -> Result<&RigidBody, SettingsError> {
+        let body = &self.bodies[id.0];
+        if body.is_dynamic() {
+            Ok(body)
+        } else {
+            Err(refusal(
+                setting,
+                "a dynamic body",
+                format!("`{}`, which is fixed or kinematic", body.name()),
+            ))
+        }
+    }
+
+    /// After a caller changed motions: the event loop is rebuilt at the next advance and the
+    /// energy bound measures from now.
+    fn motions_changed(&mut self) {
+        self.energy_rebase = true;
+        self.collisions.invalidate();
+    }
+}
+
+/// A change to `setting` refused: what it must be, and what it was.
+fn refusal(setting: &'static str, expected: &'static str, found: String) -> SettingsError {
+    SettingsError {
+        setting,
+        expected,
+        found,
     }
 }
 

@@ -1,4 +1,5 @@
-//! Scene files for the tests: the shipped scenes, loading and parsing with the errors kept.
+//! Scene files for the tests: the shipped scenes, loading and parsing with the errors kept,
+//! and a refused scene's diagnostics.
 
 use std::path::{Path, PathBuf};
 
@@ -38,6 +39,25 @@ pub fn parse(path: &Path, text: &str) -> Result<Scene, Vec<Diagnostic>> {
             .cloned()
             .collect()
     })
+}
+
+/// `text` read as the file at `path`, panicking with its errors.
+pub fn parsed(path: &Path, text: &str) -> Scene {
+    scene::parse(path, text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The diagnostics of `text` read as the file at `path`, one a line, when it is refused
+/// (panics if it loads or fails otherwise).
+pub fn refused(path: &Path, text: &str) -> String {
+    match scene::parse(path, text) {
+        Ok(_) => panic!("the scene loaded"),
+        Err(SceneError::Invalid(diagnostics)) => diagnostics
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Err(e) => panic!("{e}"),
+    }
 }
 
 /// The errors of `text` parsed as the file at `path` (none when it loads).
