@@ -20,6 +20,7 @@ mod groups;
 mod islands;
 mod materials;
 mod pair_check;
+mod pair_contacts;
 mod penalty;
 mod respond;
 mod schedule;
