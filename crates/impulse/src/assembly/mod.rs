@@ -16,6 +16,7 @@
 //! `docs/ARCHITECTURE.md`, "Assemblies").
 
 pub mod balls;
+mod curve;
 mod drift;
 mod impulse;
 mod path;
@@ -625,10 +626,12 @@ impl Assembly {
             .collect()
     }
 
-    /// Keeps the screws' unwrapped angles after the bodies moved.
-    fn settle_joints(&mut self) {
+    /// Keeps the screws' unwrapped angles and the curves' parameters after the bodies moved;
+    /// true if a point passed a polyline's corner.
+    fn settle_joints(&mut self) -> bool {
         let (_, poses) = self.frames(&self.states());
         let world = Pose::identity();
+        let mut cornered = false;
         for joint in &mut self.joints {
             let a = Frame {
                 side: Side::world(),
@@ -639,9 +642,10 @@ impl Assembly {
                 pose: joint.b.map(|b| &poses[b]).unwrap_or(&world),
             };
             for t in &mut joint.templates {
-                t.settle(&a, &b);
+                cornered |= t.settle(&a, &b);
             }
         }
+        cornered
     }
 }
 

@@ -73,6 +73,10 @@ const JOINT_TYPES: &[&str] = &[
     "point_on_sphere",
     "point_on_path",
     "alignment",
+    "point_on_helix",
+    "point_on_polyline",
+    "point_on_spline",
+    "point_on_cylinder",
 ];
 
 /// Whether `text` is an assembly scene (it has an `[assembly]` table), so that `impulse run`
@@ -294,6 +298,9 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         "point_on_sphere" => &["point", "center", "radius"],
         "point_on_path" => &["point", "path"],
         "alignment" => &["axis"],
+        "point_on_helix" => &["point", "center", "axis", "radius", "lead", "handedness"],
+        "point_on_polyline" | "point_on_spline" => &["point", "points"],
+        "point_on_cylinder" => &["point", "origin", "axis", "radius"],
         _ => &[],
     };
     if kind.is_some() {
@@ -375,29 +382,7 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
             normal: direction("normal")?,
         },
         "screw" => {
-            let handedness = t
-                .required("handedness", "\"right\" or \"left\"")
-                .and_then(|v| v.choice(&["right", "left"]))
-                .map(|h| {
-                    if h == "right" {
-                        Handedness::Right
-                    } else {
-                        Handedness::Left
-                    }
-                });
-            let lead = t
-                .required("lead", "the advance per turn (a positive length)")
-                .and_then(|v| {
-                    let x = v.number()?;
-                    if x.is_finite() && x > 0.0 {
-                        Some(x)
-                    } else {
-                        v.error(format!(
-                            "the lead is the advance per full turn and must be a positive length, found {x}"
-                        ));
-                        None
-                    }
-                });
+            let (handedness, lead) = (handedness(t), lead(t));
             Primitive::Screw {
                 anchor: vec("anchor", "a point on the axis [x, y, z]")?,
                 axis: direction("axis")?,
@@ -442,6 +427,64 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         "alignment" => Primitive::Alignment {
             axis: direction("axis")?,
         },
+        "point_on_helix" => {
+            let (handedness, lead) = (handedness(t), lead(t));
+            let point = vec("point", "A's point [x, y, z]")?;
+            let center = vec("center", "a point on the helix's axis [x, y, z]")?;
+            let axis = direction("axis")?;
+            let radius = length("radius")?;
+            let rel = point - center;
+            let d = axis.normalize();
+            if (rel - d * d.dot(&rel)).norm() <= 1e-12 * (1.0 + rel.norm()) {
+                if let Some(v) = t.get("point") {
+                    v.error("the point lies on the helix's axis: the helix passes through the point's angle about the axis, which it does not have");
+                }
+                return None;
+            }
+            Primitive::PointOnHelix {
+                point,
+                center,
+                axis,
+                radius,
+                lead: lead?,
+                handedness: handedness?,
+            }
+        }
+        "point_on_polyline" | "point_on_spline" => {
+            let polyline = kind == Some("point_on_polyline");
+            let point = vec("point", "A's point [x, y, z]");
+            let points = t
+                .required("points", "the curve's points [[x, y, z], …] (at least 2)")
+                .and_then(|v| {
+                    let items = v.array()?;
+                    let points: Vec<Vec3> = items.iter().filter_map(Value::vec3).collect();
+                    if points.len() != items.len() {
+                        return None;
+                    }
+                    match super::curve::check_points(&points, polyline) {
+                        Ok(()) => Some(points),
+                        Err(message) => {
+                            v.error(message);
+                            None
+                        }
+                    }
+                });
+            let (point, points) = (point?, points?);
+            if polyline {
+                Primitive::PointOnPolyline { point, points }
+            } else {
+                Primitive::PointOnSpline { point, points }
+            }
+        }
+        "point_on_cylinder" => {
+            let point = vec("point", "A's point [x, y, z]")?;
+            Primitive::PointOnCylinder {
+                point,
+                origin: vec("origin", "a point on the cylinder's axis [x, y, z]")?,
+                axis: direction("axis")?,
+                radius: length("radius")?,
+            }
+        }
         _ => return None,
     };
     if b.is_some_and(|b| b.is_some()) && primitive.needs_world() {
@@ -459,6 +502,35 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         b: b?,
         primitive,
     })
+}
+
+/// A screw's or helix's `handedness`.
+fn handedness(t: &Table) -> Option<Handedness> {
+    t.required("handedness", "\"right\" or \"left\"")
+        .and_then(|v| v.choice(&["right", "left"]))
+        .map(|h| {
+            if h == "right" {
+                Handedness::Right
+            } else {
+                Handedness::Left
+            }
+        })
+}
+
+/// A screw's or helix's `lead`: the advance per full turn.
+fn lead(t: &Table) -> Option<f64> {
+    t.required("lead", "the advance per turn (a positive length)")
+        .and_then(|v| {
+            let x = v.number()?;
+            if x.is_finite() && x > 0.0 {
+                Some(x)
+            } else {
+                v.error(format!(
+                    "the lead is the advance per full turn and must be a positive length, found {x}"
+                ));
+                None
+            }
+        })
 }
 
 fn read_path(t: &Table) -> Option<Path> {

@@ -194,9 +194,17 @@ pub(crate) fn rk4(asm: &mut Assembly, end: f64) -> Result<(), AssemblyError> {
     asm.constraint_work += power(|d| d.constraint_power);
     asm.time = end;
     asm.steps += 1;
-    if asm.settings.projection {
+    // A point that passed a polyline's corner moves onto the next segment: positions and
+    // velocities are projected onto it whatever the settings, and the kinetic energy the
+    // velocity projection takes (the kink's inelastic impulse) is work of the constraints.
+    let cornered = asm.settle_joints();
+    if asm.settings.projection || cornered {
         asm.project_positions()?;
+        let before = if cornered { asm.kinetic_energy() } else { 0.0 };
         asm.project_velocities()?;
+        if cornered {
+            asm.constraint_work += asm.kinetic_energy() - before;
+        }
     }
     asm.settle_joints();
     for b in &asm.bodies {
