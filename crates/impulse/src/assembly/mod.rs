@@ -19,6 +19,7 @@ pub mod balls;
 mod curve;
 mod drift;
 mod impulse;
+mod loads;
 mod path;
 mod primitive;
 mod rows;
@@ -30,6 +31,7 @@ use std::fmt;
 
 use crate::math::{Mat3, Pose, Quat, Vec3, pose};
 
+pub use loads::{LoadDesc, LoadKind};
 pub use path::Path;
 use primitive::{Frame, Template};
 pub use primitive::{Handedness, Primitive};
@@ -168,6 +170,8 @@ pub enum AssemblyError {
     },
     /// A body's state stopped being finite.
     NotFinite { time: f64, body: String },
+    /// A load's description is unusable.
+    Load { load: String, message: String },
 }
 
 impl fmt::Display for AssemblyError {
@@ -191,6 +195,7 @@ impl fmt::Display for AssemblyError {
             Self::NotFinite { time, body } => {
                 write!(f, "at t = {time}: body `{body}`'s state is not finite")
             }
+            Self::Load { load, message } => write!(f, "load `{load}`: {message}"),
         }
     }
 }
@@ -267,6 +272,8 @@ pub struct Assembly {
     settings: AssemblySettings,
     bodies: Vec<AssemblyBody>,
     joints: Vec<Joint>,
+    /// Springs and prescribed torques between bodies.
+    loads: Vec<loads::Load>,
     /// The order the joints' rows go to the solve (Cuthill–McKee over joints sharing a body:
     /// a narrow profile for the skyline factorisation).
     order: Vec<usize>,
@@ -386,6 +393,7 @@ impl Assembly {
             settings,
             bodies: built,
             joints: compiled,
+            loads: Vec::new(),
             order,
             time: 0.0,
             applied_work: 0.0,

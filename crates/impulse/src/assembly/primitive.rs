@@ -7,7 +7,7 @@
 use crate::math::{Pose, Vec3, orthonormal_basis};
 
 use super::curve::{self, Curve};
-use super::path::Path;
+use super::path::{Path, polynomial};
 use super::rows::{self, Row, Side};
 
 /// Handedness of a screw: right-handed screws advance along +axis when turned positively about
@@ -103,6 +103,11 @@ pub enum Primitive {
         axis: Vec3,
         radius: f64,
     },
+    /// A driver: A's rotation relative to B about `axis` (fixed in B) follows
+    /// `θ(t) = Σ a_k t^k` (radians, from the initial pose, so a₀ = 0), a rheonomic row whose
+    /// force is the torque that drives it. Use it with a joint that keeps A's axis along B's
+    /// (revolute, cylindrical) (1 row).
+    AngleDriver { axis: Vec3, angle: Vec<f64> },
 }
 
 impl Primitive {
@@ -127,6 +132,7 @@ impl Primitive {
             Self::PointOnPolyline { .. } => "point_on_polyline",
             Self::PointOnSpline { .. } => "point_on_spline",
             Self::PointOnCylinder { .. } => "point_on_cylinder",
+            Self::AngleDriver { .. } => "angle_driver",
         }
     }
 
@@ -277,6 +283,13 @@ impl Primitive {
                 finite("origin", origin)?;
                 direction("axis", axis)?;
                 radius(*r)
+            }
+            Self::AngleDriver { axis, angle } => {
+                direction("axis", axis)?;
+                if angle.is_empty() || !angle.iter().all(|a| a.is_finite()) {
+                    return Err("`angle` needs at least one finite coefficient".into());
+                }
+                Ok(())
             }
         }
     }
@@ -471,6 +484,16 @@ impl Primitive {
                 d_b: dir_b(axis),
                 radius: *radius,
             }],
+            Self::AngleDriver { axis, angle } => {
+                let (t1, _) = orthonormal_basis(&axis.normalize());
+                vec![Template::Driver {
+                    d_b: dir_b(axis),
+                    e1_b: dir_b(&t1),
+                    e1_a: dir_a(&t1),
+                    theta: 0.0,
+                    angle: angle.clone(),
+                }]
+            }
         }
     }
 }
@@ -505,6 +528,15 @@ pub(crate) enum Template {
         curve: Curve,
         u: f64,
         k: usize,
+    },
+    /// `θ − θ_d(t)`, θ the turn of A's `e1` about B's `d` from B's `e1`, unwrapped from
+    /// `theta` (as for the screw), θ_d the polynomial `angle`.
+    Driver {
+        d_b: Vec3,
+        e1_b: Vec3,
+        e1_a: Vec3,
+        theta: f64,
+        angle: Vec<f64>,
     },
     /// `(|q|² − R²) / 2R`, `q` the part of `p_a − o` across B's axis `d`.
     Cylinder {
@@ -595,6 +627,22 @@ impl Template {
                     |w| -curvature * tw.dot(w).powi(2),
                 )
             }
+            Self::Driver {
+                d_b,
+                e1_b,
+                e1_a,
+                theta,
+                angle,
+            } => {
+                let d = b.pose.rotation * d_b;
+                let now = Self::turn(
+                    &(b.pose.rotation * e1_b),
+                    &(a.pose.rotation * e1_a),
+                    &d,
+                    *theta,
+                );
+                rows::driven_angle(&a.side, &b.side, &d, now, polynomial(angle, t, 0.0))
+            }
             Self::Cylinder {
                 p_a,
                 o_b,
@@ -636,6 +684,13 @@ impl Template {
             return curve.piece(*u) != before;
         }
         if let Self::Screw {
+            d_b,
+            e1_b,
+            e1_a,
+            theta,
+            ..
+        }
+        | Self::Driver {
             d_b,
             e1_b,
             e1_a,

@@ -196,6 +196,27 @@ pub(crate) fn on_local_shape(
     row
 }
 
+/// `φ = θ − θ_d(t)`: A's rotation θ relative to B about B's axis `d` (now `theta`) driven to
+/// `target = (θ_d, θ̇_d, θ̈_d)`. As for [`screw_angle`]: `θ̇ = d·(ω_a − ω_b)` and
+/// `θ̈ = d·(α_a − α_b) + (ω_b × d)·(ω_a − ω_b)`; the time terms go to `phi_t` and the bias.
+pub(crate) fn driven_angle(
+    a: &Side,
+    b: &Side,
+    d: &Vec3,
+    theta: f64,
+    target: (f64, f64, f64),
+) -> Row {
+    let (angle, rate, accel) = target;
+    let mut row = Row::new(
+        theta - angle,
+        b.omega.cross(d).dot(&(a.omega - b.omega)) - accel,
+    );
+    row.phi_t = -rate;
+    row.add(a, Vec3::zeros(), *d);
+    row.add(b, Vec3::zeros(), -d);
+    row
+}
+
 /// Adds `−h θ` to a slide row `s` along B's axis `d`, where θ is the rotation of A relative to
 /// B about `d` (now `theta`): `θ̇ = d·(ω_a − ω_b)`, `θ̈ = d·(α_a − α_b) + (ω_b × d)·(ω_a − ω_b)`
 /// (kalra.md §2.1 c, the corrected screw).

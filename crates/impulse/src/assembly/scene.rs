@@ -14,8 +14,8 @@ use crate::scene::world_table::RunHeader;
 use crate::scene::{Diagnostic, SceneError, read_document, read_orientation};
 
 use super::{
-    Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Handedness, JointDesc, Path,
-    Primitive,
+    Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Handedness, JointDesc, LoadDesc,
+    LoadKind, Path, Primitive,
 };
 
 /// An assembly scene, built and ready to run.
@@ -35,7 +35,7 @@ pub struct AssemblyScene {
     pub warnings: Vec<Diagnostic>,
 }
 
-const ROOT_KEYS: &[&str] = &["world", "assembly", "bodies", "joints"];
+const ROOT_KEYS: &[&str] = &["world", "assembly", "bodies", "joints", "loads"];
 const WORLD_KEYS: &[&str] = &["name", "gravity", "duration", "output_rate"];
 const ASSEMBLY_KEYS: &[&str] = &[
     "step",
@@ -77,6 +77,7 @@ const JOINT_TYPES: &[&str] = &[
     "point_on_polyline",
     "point_on_spline",
     "point_on_cylinder",
+    "angle_driver",
 ];
 
 /// Whether `text` is an assembly scene (it has an `[assembly]` table), so that `impulse run`
@@ -173,11 +174,30 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             joint_spans.push((t.span(), t.path().to_string()));
         }
     }
+    let mut loads = Vec::new();
+    let mut load_spans: Vec<(Range<usize>, String)> = Vec::new();
+    for (i, t) in root
+        .array_of_tables("loads")
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        if let Some(l) = read_load(t, i, &index) {
+            loads.push(l);
+            load_spans.push((t.span(), t.path().to_string()));
+        }
+    }
     if ctx.error_count() > 0 {
         return None;
     }
     let joint_at = |name: &str| joints.iter().position(|j: &JointDesc| j.name == name);
-    match Assembly::new(settings, bodies.clone(), joints.clone()) {
+    let built = Assembly::new(settings, bodies.clone(), joints.clone()).and_then(|mut a| {
+        for l in loads.clone() {
+            a.add_load(l)?;
+        }
+        Ok(a)
+    });
+    match built {
         Ok(assembly) => Some(AssemblyScene {
             name,
             path: ctx.path().to_path_buf(),
@@ -195,6 +215,10 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
                     .iter()
                     .position(|b| &b.name == body)
                     .map(|b| body_spans[b].clone()),
+                AssemblyError::Load { load, .. } => loads
+                    .iter()
+                    .position(|l| &l.name == load)
+                    .map(|l| load_spans[l].clone()),
                 _ => None,
             }
             .unwrap_or((root.span(), String::new()));
@@ -301,6 +325,7 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         "point_on_helix" => &["point", "center", "axis", "radius", "lead", "handedness"],
         "point_on_polyline" | "point_on_spline" => &["point", "points"],
         "point_on_cylinder" => &["point", "origin", "axis", "radius"],
+        "angle_driver" => &["axis", "angle"],
         _ => &[],
     };
     if kind.is_some() {
@@ -485,6 +510,10 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
                 radius: length("radius")?,
             }
         }
+        "angle_driver" => Primitive::AngleDriver {
+            axis: direction("axis")?,
+            angle: coefficients(t, "angle", "[a₀, a₁, …] in radians: θ(t) = a₀ + a₁ t + a₂ t² + …")?,
+        },
         _ => return None,
     };
     if b.is_some_and(|b| b.is_some()) && primitive.needs_world() {
@@ -502,6 +531,121 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         b: b?,
         primitive,
     })
+}
+
+/// A polynomial's coefficients `[c₀, c₁, …]` under `key` (at least one).
+fn coefficients(t: &Table, key: &str, what: &str) -> Option<Vec<f64>> {
+    let v = t.required(key, what)?;
+    let items = v.array()?;
+    let c: Vec<f64> = items.iter().filter_map(Value::number).collect();
+    if c.len() != items.len() {
+        return None;
+    }
+    if c.is_empty() {
+        v.error(format!("give at least one coefficient: {what}"));
+        return None;
+    }
+    Some(c)
+}
+
+fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<LoadDesc> {
+    let kind = t
+        .required("type", "\"spring\" or \"torque\"")
+        .and_then(|v| v.choice(&["spring", "torque"]));
+    let common = ["name", "type", "body", "to"];
+    let specific: &[&str] = match kind.unwrap_or("") {
+        "spring" => &["point_a", "point_b", "stiffness", "damping", "rest_length"],
+        "torque" => &["axis", "torque"],
+        _ => &[],
+    };
+    if kind.is_some() {
+        let known: Vec<&str> = common.iter().chain(specific).copied().collect();
+        t.reject_unknown(&known);
+    }
+    let name = match t.get("name") {
+        Some(v) => v.string().map(str::to_string),
+        None => Some(format!("load{i}")),
+    };
+    let a = t
+        .required("body", "the name of body A")
+        .and_then(|v| body_ref(bodies, "body", v))
+        .flatten();
+    let b = match t.get("to") {
+        Some(v) => body_ref(bodies, "to", v),
+        None => Some(None),
+    };
+    let non_negative = |key: &str, default: Option<f64>| match t.get(key) {
+        Some(v) => v.non_negative(),
+        None => default.or_else(|| {
+            t.required(key, "a non-negative number");
+            None
+        }),
+    };
+    let kind = match kind? {
+        "spring" => {
+            let point_a = t.required("point_a", "A's point [x, y, z]").and_then(|v| v.vec3());
+            let point_b = t.required("point_b", "B's point [x, y, z]").and_then(|v| v.vec3());
+            let stiffness = non_negative("stiffness", None);
+            let damping = non_negative("damping", Some(0.0));
+            let (point_a, point_b) = (point_a?, point_b?);
+            let rest_length =
+                non_negative("rest_length", Some((point_a - point_b).norm()));
+            LoadKind::Spring {
+                point_a,
+                point_b,
+                stiffness: stiffness?,
+                damping: damping?,
+                rest_length: rest_length?,
+            }
+        }
+        _ => {
+            let axis = t.required("axis", "a direction [x, y, z]").and_then(|v| {
+                let d = v.vec3()?;
+                if d.norm() > 1e-12 {
+                    Some(d)
+                } else {
+                    v.error("a zero direction: give a non-zero [x, y, z]");
+                    None
+                }
+            });
+            let torque = coefficients(
+                t,
+                "torque",
+                "[c₀, c₁, …]: τ(t) = c₀ + c₁ t + c₂ t² + … about the axis",
+            );
+            LoadKind::Torque {
+                axis: axis?,
+                coefficients: torque?,
+            }
+        }
+    };
+    Some(LoadDesc {
+        name: name?,
+        a: a?,
+        b: b?,
+        kind,
+    })
+}
+
+/// A joint's or load's `body` or `to`: a body's index, or (for `to`) `None` for the world.
+fn body_ref(bodies: &HashMap<String, usize>, key: &str, v: Value) -> Option<Option<usize>> {
+    let n = v.string()?;
+    if key == "to" && n == "world" {
+        return Some(None);
+    }
+    match bodies.get(n) {
+        Some(&b) => Some(Some(b)),
+        None => {
+            let mut known: Vec<&str> = bodies.keys().map(String::as_str).collect();
+            known.sort_unstable();
+            v.error(format!(
+                "no body named `{n}` (bodies: {}{})",
+                known.join(", "),
+                if key == "to" { "; or \"world\"" } else { "" }
+            ));
+            None
+        }
+    }
 }
 
 /// A screw's or helix's `handedness`.

@@ -46,10 +46,10 @@ pub(crate) fn instant(
     states: &[BodyState],
 ) -> Result<Instant, AssemblyError> {
     let (rows, owners) = asm.rows_at(states, t);
-    let (sides, _) = asm.frames(states);
+    let (sides, poses) = asm.frames(states);
     let inverse = asm.inverse_masses(states);
     let g = asm.settings.gravity;
-    let applied: Vec<(Vec3, Vec3)> = asm
+    let mut applied: Vec<(Vec3, Vec3)> = asm
         .bodies
         .iter()
         .zip(&sides)
@@ -61,6 +61,9 @@ pub(crate) fn instant(
             )
         })
         .collect();
+    for load in &asm.loads {
+        load.apply(&mut applied, &sides, &poses, t);
+    }
     // Unconstrained accelerations: a = g + F/m, α = I⁻¹(τ + L × ω) (kalra.md eq. 40).
     let free: Vec<(Vec3, Vec3)> = states
         .iter()
