@@ -563,7 +563,7 @@ impl Assembly {
             if next > t + 1e-6 * h {
                 return Ok(());
             }
-            step::rk4(self, next)?;
+            step::advance(self, next)?;
         }
     }
 

@@ -336,25 +336,7 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         Some(v) => v.string().map(str::to_string),
         None => Some(format!("joint{i}")),
     };
-    let body_ref = |key: &str, v: Value| -> Option<Option<usize>> {
-        let n = v.string()?;
-        if key == "to" && n == "world" {
-            return Some(None);
-        }
-        match bodies.get(n) {
-            Some(&b) => Some(Some(b)),
-            None => {
-                let mut known: Vec<&str> = bodies.keys().map(String::as_str).collect();
-                known.sort_unstable();
-                v.error(format!(
-                    "no body named `{n}` (bodies: {}{})",
-                    known.join(", "),
-                    if key == "to" { "; or \"world\"" } else { "" }
-                ));
-                None
-            }
-        }
-    };
+    let body_ref = |key: &str, v: Value| body_ref(bodies, key, v);
     let a = t
         .required("body", "the name of body A")
         .and_then(|v| body_ref("body", v))
@@ -550,12 +532,13 @@ fn coefficients(t: &Table, key: &str, what: &str) -> Option<Vec<f64>> {
 
 fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<LoadDesc> {
     let kind = t
-        .required("type", "\"spring\" or \"torque\"")
-        .and_then(|v| v.choice(&["spring", "torque"]));
+        .required("type", "\"spring\", \"torque\" or \"piston\"")
+        .and_then(|v| v.choice(&["spring", "torque", "piston"]));
     let common = ["name", "type", "body", "to"];
     let specific: &[&str] = match kind.unwrap_or("") {
         "spring" => &["point_a", "point_b", "stiffness", "damping", "rest_length"],
         "torque" => &["axis", "torque"],
+        "piston" => &["point", "top", "bottom", "force"],
         _ => &[],
     };
     if kind.is_some() {
@@ -596,6 +579,31 @@ fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Loa
                 stiffness: stiffness?,
                 damping: damping?,
                 rest_length: rest_length?,
+            }
+        }
+        "piston" => {
+            let point = t
+                .required("point", "the piston's point (wrist pin) [x, y, z]")
+                .and_then(|v| v.vec3());
+            let top = t
+                .required("top", "the top of the stroke [x, y, z]")
+                .and_then(|v| v.vec3());
+            let bottom = t
+                .required("bottom", "the bottom of the stroke [x, y, z]")
+                .and_then(|v| v.vec3());
+            let force = non_negative("force", None);
+            let (top, bottom) = (top?, bottom?);
+            if (top - bottom).norm() <= 1e-12 * (1.0 + top.norm()) {
+                if let Some(v) = t.get("bottom") {
+                    v.error("`top` and `bottom` are the same point: the stroke has no length");
+                }
+                return None;
+            }
+            LoadKind::Piston {
+                point: point?,
+                top,
+                bottom,
+                force: force?,
             }
         }
         _ => {
@@ -810,5 +818,88 @@ axis = [0, 0, 1]
             "{e:?}"
         );
         assert!(e[0].message.contains("1e-2"), "{e:?}");
+    }
+
+    /// The curves', driver's and loads' keys are checked at load with the key named: a zero
+    /// helix radius or lead, a point on the helix axis, fewer than two points, a repeated point,
+    /// a sharp polyline corner, an empty driver polynomial, a negative stiffness, a piston of no
+    /// stroke, a load naming no body; and good ones build.
+    #[test]
+    fn curve_driver_and_load_keys_are_checked() {
+        let bead = r#"
+[world]
+[assembly]
+[[bodies]]
+name = "bead"
+mass = 1
+inertia = [1, 1, 1]
+position = [1, 0, 0]
+"#;
+        let helix = |radius: &str, lead: &str, point: &str| {
+            format!(
+                "{bead}[[joints]]\ntype = \"point_on_helix\"\nbody = \"bead\"\npoint = {point}\ncenter = [0, 0, 0]\naxis = [0, 0, 1]\nradius = {radius}\nlead = {lead}\nhandedness = \"right\"\n"
+            )
+        };
+        assert!(errors(&helix("1", "0.5", "[1, 0, 0]")).is_empty());
+        let e = errors(&helix("0", "0.5", "[1, 0, 0]"));
+        assert!(e[0].key == "joints[0].radius", "{e:?}");
+        let e = errors(&helix("1", "0", "[1, 0, 0]"));
+        assert!(
+            e[0].key == "joints[0].lead" && e[0].message.contains("positive"),
+            "{e:?}"
+        );
+        let e = errors(&helix("1", "0.5", "[0, 0, 1]"));
+        assert!(
+            e[0].key == "joints[0].point" && e[0].message.contains("axis"),
+            "{e:?}"
+        );
+        let curve = |kind: &str, points: &str| {
+            format!(
+                "{bead}[[joints]]\ntype = \"{kind}\"\nbody = \"bead\"\npoint = [1, 0, 0]\npoints = {points}\n"
+            )
+        };
+        assert!(errors(&curve("point_on_spline", "[[0, 0, 0], [1, 0, 0], [2, 1, 0]]")).is_empty());
+        let e = errors(&curve("point_on_spline", "[[1, 0, 0]]"));
+        assert!(
+            e[0].key == "joints[0].points" && e[0].message.contains("at least 2"),
+            "{e:?}"
+        );
+        let e = errors(&curve("point_on_polyline", "[[0, 0, 0], [1, 0, 0], [1, 0, 0]]"));
+        assert!(
+            e[0].key == "joints[0].points" && e[0].message.contains("repeats"),
+            "{e:?}"
+        );
+        let e = errors(&curve("point_on_polyline", "[[0, 0, 0], [1, 0, 0], [0, 1, 0]]"));
+        assert!(e[0].message.contains("turns by 135.0°"), "{e:?}");
+        let driver = format!(
+            "{bead}[[joints]]\ntype = \"angle_driver\"\nbody = \"bead\"\naxis = [0, 0, 1]\nangle = []\n"
+        );
+        let e = errors(&driver);
+        assert!(e[0].key == "joints[0].angle", "{e:?}");
+        let load = |text: &str| format!("{bead}[[loads]]\n{text}\n");
+        assert!(
+            errors(&load(
+                "type = \"spring\"\nbody = \"bead\"\npoint_a = [1, 0, 0]\npoint_b = [0, 0, 0]\nstiffness = 3"
+            ))
+            .is_empty()
+        );
+        let e = errors(&load(
+            "type = \"spring\"\nbody = \"bead\"\npoint_a = [1, 0, 0]\npoint_b = [0, 0, 0]\nstiffness = -3",
+        ));
+        assert!(e[0].key == "loads[0].stiffness", "{e:?}");
+        let e = errors(&load(
+            "type = \"piston\"\nbody = \"bead\"\npoint = [1, 0, 0]\ntop = [1, 0, 0]\nbottom = [1, 0, 0]\nforce = 3",
+        ));
+        assert!(
+            e[0].key == "loads[0].bottom" && e[0].message.contains("no length"),
+            "{e:?}"
+        );
+        let e = errors(&load(
+            "type = \"torque\"\nbody = \"bed\"\naxis = [0, 0, 1]\ntorque = [1]",
+        ));
+        assert!(
+            e[0].key == "loads[0].body" && e[0].message.contains("no body named `bed`"),
+            "{e:?}"
+        );
     }
 }
