@@ -81,7 +81,10 @@ fn bead_on_a_helix_slides_at_g_sin_lead_angle() {
             (p - expect).norm() < 1e-9,
             "{handedness:?}: at {p:?}, expected {expect:?}"
         );
-        assert!((turn - expect_turn).abs() < 1e-9, "turn {turn} vs {expect_turn}");
+        assert!(
+            (turn - expect_turn).abs() < 1e-9,
+            "turn {turn} vs {expect_turn}"
+        );
         // The reaction m(a − g): tangent T along the motion, N towards the axis.
         let v = G * alpha.sin() * t;
         let radial = Vec3::new(expect_turn.cos(), expect_turn.sin(), 0.0);
@@ -237,8 +240,14 @@ fn bead_on_a_spline_keeps_its_energy() {
     let (fine, _, _) = spline_run(5e-4);
     println!("spline bead: speed error {coarse:e} at 1 ms, {fine:e} at 0.5 ms");
     assert!(coarse < 2e-5, "speed error {coarse}");
-    assert!(coarse / fine > 16.0, "not fourth order: {coarse} then {fine}");
-    assert!(furthest > 2.2, "the bead should pass the low knots ({furthest})");
+    assert!(
+        coarse / fine > 16.0,
+        "not fourth order: {coarse} then {fine}"
+    );
+    assert!(
+        furthest > 2.2,
+        "the bead should pass the low knots ({furthest})"
+    );
     assert!(gap < 1e-12, "gap {gap}");
 }
 
@@ -327,7 +336,10 @@ fn curves_and_cylinders_do_no_work() {
                     Err(e) => panic!("{name}: {e}"),
                 };
                 let (power, scale) = asm.constraint_power().unwrap();
-                assert!(scale > 1e-3, "{name}: no constraint force to test ({scale})");
+                assert!(
+                    scale > 1e-3,
+                    "{name}: no constraint force to test ({scale})"
+                );
                 assert!(
                     power.abs() <= 1e-9 * scale,
                     "{name}: power {power} of {scale}"

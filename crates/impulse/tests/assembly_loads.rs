@@ -132,7 +132,10 @@ fn damped_spring_decays_as_the_closed_form() {
     // Kinetic plus spring energy decays about as e^{−2ζωt} = e^{−3} (to 0.05 of the start).
     let x = asm.bodies()[0].pose().translation.vector.x - 1.0;
     let left = asm.kinetic_energy() + 0.5 * k * x * x;
-    assert!(left < 0.1 * 0.5 * k * 0.04, "the damper should take most of it ({left})");
+    assert!(
+        left < 0.1 * 0.5 * k * 0.04,
+        "the damper should take most of it ({left})"
+    );
     let balance = asm.energy() - e0 - asm.applied_work() - asm.constraint_work();
     assert!(balance.abs() < 1e-9, "balance {balance}");
 }

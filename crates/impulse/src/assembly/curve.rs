@@ -284,7 +284,10 @@ pub(crate) fn check_points(points: &[Vec3], polyline: bool) -> Result<(), String
         ));
     }
     if let Some(i) = points.iter().position(|p| !p.iter().all(|x| x.is_finite())) {
-        return Err(format!("`points[{i}]` must be finite, found {:?}", points[i]));
+        return Err(format!(
+            "`points[{i}]` must be finite, found {:?}",
+            points[i]
+        ));
     }
     let scale = points.iter().fold(1.0_f64, |m, p| m.max(p.norm()));
     for i in 1..points.len() {
@@ -347,7 +350,10 @@ mod tests {
             let (r0, r1, r2) = c.eval(u);
             let (rp, rm) = (c.eval(u + h).0, c.eval(u - h).0);
             assert!(((rp - rm) / (2.0 * h) - r1).norm() < 1e-7, "r' at {u}");
-            assert!(((rp - 2.0 * r0 + rm) / (h * h) - r2).norm() < 1e-4, "r'' at {u}");
+            assert!(
+                ((rp - 2.0 * r0 + rm) / (h * h) - r2).norm() < 1e-4,
+                "r'' at {u}"
+            );
         }
     }
 
@@ -373,7 +379,11 @@ mod tests {
     #[test]
     fn bad_points_are_named() {
         let p = |x: f64, y: f64| Vec3::new(x, y, 0.0);
-        assert!(check_points(&[p(0.0, 0.0)], false).unwrap_err().contains("at least 2"));
+        assert!(
+            check_points(&[p(0.0, 0.0)], false)
+                .unwrap_err()
+                .contains("at least 2")
+        );
         let e = check_points(&[p(0.0, 0.0), p(1.0, 0.0), p(1.0, 0.0)], false).unwrap_err();
         assert!(e.contains("points[1]") && e.contains("repeats"), "{e}");
         let e = check_points(&[p(0.0, 0.0), p(1.0, 0.0), p(0.5, 0.2)], true).unwrap_err();

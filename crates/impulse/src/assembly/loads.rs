@@ -120,7 +120,9 @@ impl LoadDesc {
                     ("rest_length", rest_length),
                 ] {
                     if !(x.is_finite() && *x >= 0.0) {
-                        return Err(format!("`{key}` must be finite and not negative, found {x}"));
+                        return Err(format!(
+                            "`{key}` must be finite and not negative, found {x}"
+                        ));
                     }
                 }
             }

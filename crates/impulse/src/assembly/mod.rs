@@ -229,6 +229,10 @@ impl AssemblyBody {
     pub fn mass(&self) -> f64 {
         self.desc.mass
     }
+    /// Inertia tensor about the centre of mass, in the body frame.
+    pub fn inertia(&self) -> Mat3 {
+        self.desc.inertia
+    }
     /// Pose of the body frame (centre of mass).
     pub fn pose(&self) -> Pose {
         pose(self.state.position, self.state.orientation)

@@ -465,11 +465,9 @@ impl Primitive {
                 let helix = Curve::helix(center + d * d.dot(&rel), d, start, *radius, rise);
                 on_curve(helix.mapped(in_b, dir_b))
             }
-            Self::PointOnPolyline { points, .. } => on_curve(
-                Curve::Polyline {
-                    points: points.iter().map(in_b).collect(),
-                },
-            ),
+            Self::PointOnPolyline { points, .. } => on_curve(Curve::Polyline {
+                points: points.iter().map(in_b).collect(),
+            }),
             Self::PointOnSpline { points, .. } => {
                 on_curve(Curve::spline(points.iter().map(in_b).collect()))
             }
@@ -821,19 +819,18 @@ mod tests {
                 };
                 let (a, b, pa, pb) = at(0.0);
                 let row = template.row(
-                    &Frame {
-                        side: a,
-                        pose: &pa,
-                    },
-                    &Frame {
-                        side: b,
-                        pose: &pb,
-                    },
+                    &Frame { side: a, pose: &pa },
+                    &Frame { side: b, pose: &pb },
                     0.0,
                 );
                 let h = 1e-4;
                 let (p0, pp, pm) = (phi(0.0), phi(h), phi(-h));
-                assert!((row.phi - p0).abs() < 1e-14, "{}: φ {}", primitive.name(), row.phi);
+                assert!(
+                    (row.phi - p0).abs() < 1e-14,
+                    "{}: φ {}",
+                    primitive.name(),
+                    row.phi
+                );
                 let phi_dot = (pp - pm) / (2.0 * h);
                 let phi_ddot = (pp - 2.0 * p0 + pm) / (h * h);
                 let ju = row.velocity(&velocities);

@@ -13,6 +13,7 @@ use crate::scene::reader::{Context, Table, Value};
 use crate::scene::world_table::RunHeader;
 use crate::scene::{Diagnostic, SceneError, read_document, read_orientation};
 
+use super::balls::{AssemblyWithBalls, Ball, Striker};
 use super::{
     Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Handedness, JointDesc, LoadDesc,
     LoadKind, Path, Primitive,
@@ -33,9 +34,42 @@ pub struct AssemblyScene {
     pub output_rate: f64,
     /// Problems that do not stop the scene from running.
     pub warnings: Vec<Diagnostic>,
+    /// Free balls (`[[balls]]`), and spheres on assembly bodies that hit them (`[[strikers]]`):
+    /// when either is given, the scene runs as [`AssemblyWithBalls`].
+    pub balls: Vec<Ball>,
+    /// Spheres fixed on assembly bodies.
+    pub strikers: Vec<Striker>,
+    /// `contact.restitution` (default 0.9).
+    pub restitution: f64,
+    /// `contact.friction` (default 0).
+    pub friction: f64,
 }
 
-const ROOT_KEYS: &[&str] = &["world", "assembly", "bodies", "joints", "loads"];
+impl AssemblyScene {
+    /// The assembly with the balls and strikers, for scenes that have them.
+    pub fn with_balls(&self) -> Result<AssemblyWithBalls, AssemblyError> {
+        AssemblyWithBalls::new(
+            self.assembly.clone(),
+            self.balls.clone(),
+            self.strikers.clone(),
+            self.restitution,
+            self.friction,
+        )
+    }
+}
+
+const ROOT_KEYS: &[&str] = &[
+    "world", "assembly", "bodies", "joints", "loads", "balls", "strikers", "contact",
+];
+const BALL_KEYS: &[&str] = &[
+    "name",
+    "mass",
+    "radius",
+    "position",
+    "velocity",
+    "angular_velocity",
+    "on_table",
+];
 const WORLD_KEYS: &[&str] = &["name", "gravity", "duration", "output_rate"];
 const ASSEMBLY_KEYS: &[&str] = &[
     "step",
@@ -187,8 +221,91 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             load_spans.push((t.span(), t.path().to_string()));
         }
     }
+    let mut balls = Vec::new();
+    for t in root.array_of_tables("balls").unwrap_or_default() {
+        t.reject_unknown(BALL_KEYS);
+        let name = t
+            .required("name", "a string")
+            .and_then(|v| v.string().map(str::to_string));
+        let mass = t
+            .required("mass", "a positive mass")
+            .and_then(|v| v.positive());
+        let radius = t
+            .required("radius", "a positive length")
+            .and_then(|v| v.positive());
+        let position = t.required("position", "[x, y, z]").and_then(|v| v.vec3());
+        let vec = |key: &str| t.get(key).map(|v| v.vec3()).unwrap_or(Some(Vec3::zeros()));
+        let on_table = t
+            .get("on_table")
+            .map(|v| v.boolean())
+            .unwrap_or(Some(false));
+        if let Some(n) = &name {
+            if index.contains_key(n) || balls.iter().any(|b: &Ball| &b.name == n) {
+                if let Some(v) = t.get("name") {
+                    v.error(format!(
+                        "a second body or ball named `{n}`; names must be unique"
+                    ));
+                }
+            }
+        }
+        if let (Some(name), Some(mass), Some(radius), Some(position)) =
+            (name, mass, radius, position)
+        {
+            let mut ball = Ball::new(name, mass, radius, position);
+            if let (Some(v), Some(w), Some(on)) =
+                (vec("velocity"), vec("angular_velocity"), on_table)
+            {
+                ball.velocity = v;
+                ball.angular_velocity = w;
+                ball.on_table = on;
+                balls.push(ball);
+            }
+        }
+    }
+    let mut strikers = Vec::new();
+    let mut striker_centers = Vec::new();
+    for t in root.array_of_tables("strikers").unwrap_or_default() {
+        t.reject_unknown(&["body", "center", "radius"]);
+        let body = t
+            .required("body", "the name of the assembly body carrying it")
+            .and_then(|v| body_ref(&index, "body", v))
+            .flatten();
+        let center = t
+            .required("center", "the sphere's centre [x, y, z] at the start")
+            .and_then(|v| v.vec3());
+        let radius = t
+            .required("radius", "a positive length")
+            .and_then(|v| v.positive());
+        if let (Some(body), Some(center), Some(radius)) = (body, center, radius) {
+            strikers.push(Striker {
+                body,
+                offset: Vec3::zeros(),
+                radius,
+            });
+            striker_centers.push(center);
+        }
+    }
+    let (mut restitution, mut friction) = (0.9, 0.0);
+    if let Some(c) = root.table("contact") {
+        c.reject_unknown(&["restitution", "friction"]);
+        if let Some(v) = c.get("restitution") {
+            match v.number() {
+                Some(e) if (0.0..=1.0).contains(&e) => restitution = e,
+                Some(e) => v.error(format!("restitution must be in [0, 1], found {e}")),
+                None => {}
+            }
+        }
+        if let Some(mu) = c.get("friction").and_then(|v| v.non_negative()) {
+            friction = mu;
+        }
+    }
     if ctx.error_count() > 0 {
         return None;
+    }
+    // A striker's centre, given in the world, is fixed in its body's frame.
+    for (s, c) in strikers.iter_mut().zip(&striker_centers) {
+        let b = &bodies[s.body];
+        s.offset = b.orientation.inverse() * (c - b.position);
     }
     let joint_at = |name: &str| joints.iter().position(|j: &JointDesc| j.name == name);
     let built = Assembly::new(settings, bodies.clone(), joints.clone()).and_then(|mut a| {
@@ -205,6 +322,10 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             duration,
             output_rate,
             warnings: Vec::new(),
+            balls,
+            strikers,
+            restitution,
+            friction,
         }),
         Err(e) => {
             let (span, key) = match &e {
@@ -494,7 +615,11 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         }
         "angle_driver" => Primitive::AngleDriver {
             axis: direction("axis")?,
-            angle: coefficients(t, "angle", "[a₀, a₁, …] in radians: θ(t) = a₀ + a₁ t + a₂ t² + …")?,
+            angle: coefficients(
+                t,
+                "angle",
+                "[a₀, a₁, …] in radians: θ(t) = a₀ + a₁ t + a₂ t² + …",
+            )?,
         },
         _ => return None,
     };
@@ -566,13 +691,16 @@ fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Loa
     };
     let kind = match kind? {
         "spring" => {
-            let point_a = t.required("point_a", "A's point [x, y, z]").and_then(|v| v.vec3());
-            let point_b = t.required("point_b", "B's point [x, y, z]").and_then(|v| v.vec3());
+            let point_a = t
+                .required("point_a", "A's point [x, y, z]")
+                .and_then(|v| v.vec3());
+            let point_b = t
+                .required("point_b", "B's point [x, y, z]")
+                .and_then(|v| v.vec3());
             let stiffness = non_negative("stiffness", None);
             let damping = non_negative("damping", Some(0.0));
             let (point_a, point_b) = (point_a?, point_b?);
-            let rest_length =
-                non_negative("rest_length", Some((point_a - point_b).norm()));
+            let rest_length = non_negative("rest_length", Some((point_a - point_b).norm()));
             LoadKind::Spring {
                 point_a,
                 point_b,
@@ -858,18 +986,30 @@ position = [1, 0, 0]
                 "{bead}[[joints]]\ntype = \"{kind}\"\nbody = \"bead\"\npoint = [1, 0, 0]\npoints = {points}\n"
             )
         };
-        assert!(errors(&curve("point_on_spline", "[[0, 0, 0], [1, 0, 0], [2, 1, 0]]")).is_empty());
+        assert!(
+            errors(&curve(
+                "point_on_spline",
+                "[[0, 0, 0], [1, 0, 0], [2, 1, 0]]"
+            ))
+            .is_empty()
+        );
         let e = errors(&curve("point_on_spline", "[[1, 0, 0]]"));
         assert!(
             e[0].key == "joints[0].points" && e[0].message.contains("at least 2"),
             "{e:?}"
         );
-        let e = errors(&curve("point_on_polyline", "[[0, 0, 0], [1, 0, 0], [1, 0, 0]]"));
+        let e = errors(&curve(
+            "point_on_polyline",
+            "[[0, 0, 0], [1, 0, 0], [1, 0, 0]]",
+        ));
         assert!(
             e[0].key == "joints[0].points" && e[0].message.contains("repeats"),
             "{e:?}"
         );
-        let e = errors(&curve("point_on_polyline", "[[0, 0, 0], [1, 0, 0], [0, 1, 0]]"));
+        let e = errors(&curve(
+            "point_on_polyline",
+            "[[0, 0, 0], [1, 0, 0], [0, 1, 0]]",
+        ));
         assert!(e[0].message.contains("turns by 135.0°"), "{e:?}");
         let driver = format!(
             "{bead}[[joints]]\ntype = \"angle_driver\"\nbody = \"bead\"\naxis = [0, 0, 1]\nangle = []\n"
