@@ -341,10 +341,10 @@ impl Assembly {
         };
         if compiled.switches() {
             let (sides, poses) = self.frames(&self.states());
-            if let Some(s) = compiled.stroke(&sides, &poses) {
-                if s.rate < 0.0 || (s.rate == 0.0 && s.y > 0.5) {
-                    compiled.switch();
-                }
+            if let Some(s) = compiled.stroke(&sides, &poses)
+                && (s.rate < 0.0 || (s.rate == 0.0 && s.y > 0.5))
+            {
+                compiled.switch();
             }
         }
         self.loads.push(compiled);

@@ -239,14 +239,13 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             .get("on_table")
             .map(|v| v.boolean())
             .unwrap_or(Some(false));
-        if let Some(n) = &name {
-            if index.contains_key(n) || balls.iter().any(|b: &Ball| &b.name == n) {
-                if let Some(v) = t.get("name") {
-                    v.error(format!(
-                        "a second body or ball named `{n}`; names must be unique"
-                    ));
-                }
-            }
+        if let Some(n) = &name
+            && (index.contains_key(n) || balls.iter().any(|b: &Ball| &b.name == n))
+            && let Some(v) = t.get("name")
+        {
+            v.error(format!(
+                "a second body or ball named `{n}`; names must be unique"
+            ));
         }
         if let (Some(name), Some(mass), Some(radius), Some(position)) =
             (name, mass, radius, position)
