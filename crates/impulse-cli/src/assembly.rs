@@ -6,8 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use impulse::assembly::Assembly;
+use impulse::assembly::balls::{AssemblyWithBalls, Ball};
 use impulse::assembly::scene::{self, AssemblyScene};
+use impulse::assembly::{Assembly, AssemblyError};
+use impulse::math::{Mat3, Vec3, principal_axes};
+use impulse::run::shapes::{BodyRecord, Geometry, SHAPES_FORMAT_VERSION, ShapeRecord, ShapesFile};
 use impulse::run::trajectory::TRAJECTORY_HEADER;
 use impulse::scene::{SceneError, Severity};
 
@@ -62,6 +65,122 @@ pub fn check(path: &Path) -> Result<ExitCode, String> {
     }
 }
 
+/// An assembly run alone, or with free balls.
+enum Runner {
+    Alone(Assembly),
+    Balls(Box<AssemblyWithBalls>),
+}
+
+impl Runner {
+    fn assembly(&self) -> &Assembly {
+        match self {
+            Self::Alone(a) => a,
+            Self::Balls(w) => &w.assembly,
+        }
+    }
+    fn balls(&self) -> &[Ball] {
+        match self {
+            Self::Alone(_) => &[],
+            Self::Balls(w) => &w.balls,
+        }
+    }
+    fn advance_to(&mut self, t: f64) -> Result<(), AssemblyError> {
+        match self {
+            Self::Alone(a) => a.advance_to(t),
+            Self::Balls(w) => w.advance_to(t),
+        }
+    }
+}
+
+/// The uniform box with mass `m` and principal moments `moments`: edges
+/// `a_x = √(6(I_y + I_z − I_x)/m)` and so on (each kept to at least 1% of the longest, so a
+/// slender rod still shows).
+fn equivalent_box(m: f64, moments: &Vec3) -> [f64; 3] {
+    let (x, y, z) = (moments.x, moments.y, moments.z);
+    let edges = [y + z - x, x + z - y, x + y - z].map(|d| (6.0 * d.max(0.0) / m).sqrt());
+    let longest = edges.iter().fold(0.0_f64, |a, &b| a.max(b));
+    edges.map(|e| e.max(0.01 * longest))
+}
+
+/// `shapes.json` for an assembly run, so that `impulse view`, `render` and `plot` can show it:
+/// each assembly body drawn as the uniform box of its mass and inertia (assembly bodies have no
+/// shapes of their own) along its principal axes, with its strikers as spheres; each ball a
+/// sphere.
+fn shapes_file(name: &str, s: &AssemblyScene) -> ShapesFile {
+    let a = &s.assembly;
+    let g = a.settings().gravity;
+    let rows = |i: &Mat3| [0, 1, 2].map(|r| [i[(r, 0)], i[(r, 1)], i[(r, 2)]]);
+    let mut bodies: Vec<BodyRecord> = a
+        .bodies()
+        .iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let (moments, axes) = principal_axes(&b.inertia());
+            let q = axes.quaternion();
+            let mut shapes = vec![ShapeRecord {
+                geometry: Geometry::Box {
+                    size: equivalent_box(b.mass(), &moments),
+                },
+                position: [0.0; 3],
+                orientation: [q.w, q.i, q.j, q.k],
+            }];
+            for st in s.strikers.iter().filter(|st| st.body == k) {
+                shapes.push(ShapeRecord {
+                    geometry: Geometry::Sphere { radius: st.radius },
+                    position: [st.offset.x, st.offset.y, st.offset.z],
+                    orientation: [1.0, 0.0, 0.0, 0.0],
+                });
+            }
+            BodyRecord {
+                name: b.name().to_string(),
+                motion: "dynamic".into(),
+                mass: b.mass(),
+                center_of_mass: [0.0; 3],
+                inertia: rows(&b.inertia()),
+                shapes,
+            }
+        })
+        .collect();
+    for ball in &s.balls {
+        let i = 0.4 * ball.mass * ball.radius * ball.radius;
+        bodies.push(BodyRecord {
+            name: ball.name.clone(),
+            motion: "dynamic".into(),
+            mass: ball.mass,
+            center_of_mass: [0.0; 3],
+            inertia: rows(&(Mat3::identity() * i)),
+            shapes: vec![ShapeRecord {
+                geometry: Geometry::Sphere {
+                    radius: ball.radius,
+                },
+                position: [0.0; 3],
+                orientation: [1.0, 0.0, 0.0, 0.0],
+            }],
+        });
+    }
+    ShapesFile {
+        format_version: SHAPES_FORMAT_VERSION,
+        scene: name.to_string(),
+        gravity: [g.x, g.y, g.z],
+        bodies,
+    }
+}
+
+/// One trajectory row per ball (identity orientation: a ball's turning is not tracked, only its
+/// angular velocity).
+fn write_balls(out: &mut String, t: f64, balls: &[Ball]) {
+    for b in balls {
+        let (p, v, w) = (b.position, b.velocity, b.angular_velocity);
+        let _ = write!(out, "{t},{}", b.name);
+        for x in [
+            p.x, p.y, p.z, 1.0, 0.0, 0.0, 0.0, v.x, v.y, v.z, w.x, w.y, w.z,
+        ] {
+            let _ = write!(out, ",{x}");
+        }
+        out.push_str(",0\n");
+    }
+}
+
 /// One trajectory row per body, in the ordinary `trajectory.csv` columns.
 fn write_frame(out: &mut String, a: &Assembly) {
     for b in a.bodies() {
@@ -87,7 +206,7 @@ pub fn run(
     out: Option<PathBuf>,
     quiet: bool,
 ) -> Result<ExitCode, String> {
-    let mut s = match load(path)? {
+    let s = match load(path)? {
         Ok(s) => s,
         Err(diagnostics) => {
             for d in &diagnostics {
@@ -118,29 +237,41 @@ pub fn run(
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(stem));
     std::fs::create_dir_all(&out)
         .map_err(|e| format!("cannot create output directory {}: {e}", out.display()))?;
-    let a = &mut s.assembly;
-    let e0 = a.energy();
+    let shapes = shapes_file(&s.name, &s);
+    let mut runner = if s.balls.is_empty() && s.strikers.is_empty() {
+        Runner::Alone(s.assembly.clone())
+    } else {
+        Runner::Balls(Box::new(
+            s.with_balls()
+                .map_err(|e| format!("{}: {e}", path.display()))?,
+        ))
+    };
+    let e0 = runner.assembly().energy();
+    let balls_e0: f64 = runner.balls().iter().map(Ball::kinetic_energy).sum();
     let mut csv = format!("{TRAJECTORY_HEADER}\n");
-    write_frame(&mut csv, a);
+    write_frame(&mut csv, runner.assembly());
+    write_balls(&mut csv, 0.0, runner.balls());
     let start = Instant::now();
     let mut error = None;
     let frames = frames as u64;
     for k in 1..=frames {
         // Frames land on the step grid nearest their times (the assembly steps on a fixed
         // grid; frames never change the steps it takes).
-        let h = a.settings().step;
+        let h = runner.assembly().settings().step;
         let t = if k == frames {
             duration
         } else {
             k as f64 / rate
         };
         let t = (t / h).round() * h;
-        if let Err(e) = a.advance_to(t) {
+        if let Err(e) = runner.advance_to(t) {
             error = Some(e);
             break;
         }
-        write_frame(&mut csv, a);
+        write_frame(&mut csv, runner.assembly());
+        write_balls(&mut csv, runner.assembly().time(), runner.balls());
     }
+    let a = runner.assembly();
     let wall = start.elapsed().as_secs_f64();
     let trajectory = out.join("trajectory.csv");
     std::fs::write(&trajectory, csv)
@@ -151,7 +282,12 @@ pub fn run(
         .zip(a.joint_gaps())
         .map(|(n, g)| (n.to_string(), g.into()))
         .collect();
-    let summary = serde_json::json!({
+    let shapes_path = out.join("shapes.json");
+    let shapes_json = serde_json::to_string_pretty(&shapes)
+        .map_err(|e| format!("cannot format the shapes: {e}"))?;
+    std::fs::write(&shapes_path, shapes_json + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", shapes_path.display()))?;
+    let mut summary = serde_json::json!({
         "scene": s.name,
         "kind": "assembly",
         "status": if error.is_some() { "error" } else { "ok" },
@@ -171,6 +307,15 @@ pub fn run(
         "max_joint_gap": a.max_gap(),
         "joint_gaps": gaps,
     });
+    if let Runner::Balls(w) = &runner {
+        summary["balls"] = w.balls.len().into();
+        summary["hits"] = w.hits.len().into();
+        summary["balls_kinetic_energy_initial"] = balls_e0.into();
+        summary["balls_kinetic_energy_final"] =
+            w.balls.iter().map(Ball::kinetic_energy).sum::<f64>().into();
+    }
+    // The requested duration (the run's readers compare it with `sim_time`).
+    summary["duration"] = duration.into();
     let summary_path = out.join("summary.json");
     let json = serde_json::to_string_pretty(&summary)
         .map_err(|e| format!("cannot format the summary: {e}"))?;
@@ -195,7 +340,19 @@ pub fn run(
             a.constraint_work(),
             a.max_gap()
         );
-        println!("wrote summary.json, trajectory.csv in {}", out.display());
+        if let Runner::Balls(w) = &runner {
+            println!(
+                "{} balls, {} hits; balls' kinetic energy {:.6} → {:.6} J",
+                w.balls.len(),
+                w.hits.len(),
+                balls_e0,
+                w.balls.iter().map(Ball::kinetic_energy).sum::<f64>()
+            );
+        }
+        println!(
+            "wrote summary.json, trajectory.csv, shapes.json in {}",
+            out.display()
+        );
     }
     match error {
         None => Ok(ExitCode::SUCCESS),

@@ -16,8 +16,10 @@
 //! `docs/ARCHITECTURE.md`, "Assemblies").
 
 pub mod balls;
+mod curve;
 mod drift;
 mod impulse;
+mod loads;
 mod path;
 mod primitive;
 mod rows;
@@ -29,6 +31,7 @@ use std::fmt;
 
 use crate::math::{Mat3, Pose, Quat, Vec3, pose};
 
+pub use loads::{LoadDesc, LoadKind};
 pub use path::Path;
 use primitive::{Frame, Template};
 pub use primitive::{Handedness, Primitive};
@@ -167,6 +170,8 @@ pub enum AssemblyError {
     },
     /// A body's state stopped being finite.
     NotFinite { time: f64, body: String },
+    /// A load's description is unusable.
+    Load { load: String, message: String },
 }
 
 impl fmt::Display for AssemblyError {
@@ -190,6 +195,7 @@ impl fmt::Display for AssemblyError {
             Self::NotFinite { time, body } => {
                 write!(f, "at t = {time}: body `{body}`'s state is not finite")
             }
+            Self::Load { load, message } => write!(f, "load `{load}`: {message}"),
         }
     }
 }
@@ -222,6 +228,10 @@ impl AssemblyBody {
     /// Mass.
     pub fn mass(&self) -> f64 {
         self.desc.mass
+    }
+    /// Inertia tensor about the centre of mass, in the body frame.
+    pub fn inertia(&self) -> Mat3 {
+        self.desc.inertia
     }
     /// Pose of the body frame (centre of mass).
     pub fn pose(&self) -> Pose {
@@ -266,6 +276,8 @@ pub struct Assembly {
     settings: AssemblySettings,
     bodies: Vec<AssemblyBody>,
     joints: Vec<Joint>,
+    /// Springs and prescribed torques between bodies.
+    loads: Vec<loads::Load>,
     /// The order the joints' rows go to the solve (Cuthill–McKee over joints sharing a body:
     /// a narrow profile for the skyline factorisation).
     order: Vec<usize>,
@@ -385,6 +397,7 @@ impl Assembly {
             settings,
             bodies: built,
             joints: compiled,
+            loads: Vec::new(),
             order,
             time: 0.0,
             applied_work: 0.0,
@@ -554,7 +567,7 @@ impl Assembly {
             if next > t + 1e-6 * h {
                 return Ok(());
             }
-            step::rk4(self, next)?;
+            step::advance(self, next)?;
         }
     }
 
@@ -625,10 +638,12 @@ impl Assembly {
             .collect()
     }
 
-    /// Keeps the screws' unwrapped angles after the bodies moved.
-    fn settle_joints(&mut self) {
+    /// Keeps the screws' unwrapped angles and the curves' parameters after the bodies moved;
+    /// true if a point passed a polyline's corner.
+    fn settle_joints(&mut self) -> bool {
         let (_, poses) = self.frames(&self.states());
         let world = Pose::identity();
+        let mut cornered = false;
         for joint in &mut self.joints {
             let a = Frame {
                 side: Side::world(),
@@ -639,9 +654,10 @@ impl Assembly {
                 pose: joint.b.map(|b| &poses[b]).unwrap_or(&world),
             };
             for t in &mut joint.templates {
-                t.settle(&a, &b);
+                cornered |= t.settle(&a, &b);
             }
         }
+        cornered
     }
 }
 

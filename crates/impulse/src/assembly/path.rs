@@ -27,7 +27,7 @@ pub enum Path {
 }
 
 /// Value, first and second derivative of `Σ c_k t^k`.
-fn polynomial<T>(coefficients: &[T], t: f64, zero: T) -> (T, T, T)
+pub(crate) fn polynomial<T>(coefficients: &[T], t: f64, zero: T) -> (T, T, T)
 where
     T: Copy + std::ops::Add<Output = T> + std::ops::Mul<f64, Output = T>,
 {

@@ -6,7 +6,8 @@
 
 use crate::math::{Pose, Vec3, orthonormal_basis};
 
-use super::path::Path;
+use super::curve::{self, Curve};
+use super::path::{Path, polynomial};
 use super::rows::{self, Row, Side};
 
 /// Handedness of a screw: right-handed screws advance along +axis when turned positively about
@@ -75,6 +76,38 @@ pub enum Primitive {
     PointOnPath { point: Vec3, path: Path },
     /// A's axis stays parallel to B's, both along `axis` at the start (2 rows).
     Alignment { axis: Vec3 },
+    /// A's point stays on B's helix about the axis through `center` along `axis`, of `radius`,
+    /// advancing `lead` (a length) per turn with `handedness`; the helix passes through the
+    /// point's angle and height about the axis (2 rows).
+    PointOnHelix {
+        point: Vec3,
+        center: Vec3,
+        axis: Vec3,
+        radius: f64,
+        lead: f64,
+        handedness: Handedness,
+    },
+    /// A's point stays on B's polyline through `points` (2 rows: across the current segment).
+    /// A corner is passed when a step ends past it: the point moves onto the next segment with
+    /// its velocity projected onto it (a perfectly inelastic kink; the kinetic energy lost is
+    /// counted as constraint work). The end segments continue as straight lines.
+    PointOnPolyline { point: Vec3, points: Vec<Vec3> },
+    /// A's point stays on B's natural cubic spline through `points` (chord-length knots,
+    /// straight beyond the ends; 2 rows).
+    PointOnSpline { point: Vec3, points: Vec<Vec3> },
+    /// A's point stays on B's cylinder of `radius` about the axis through `origin` along `axis`
+    /// (1 row).
+    PointOnCylinder {
+        point: Vec3,
+        origin: Vec3,
+        axis: Vec3,
+        radius: f64,
+    },
+    /// A driver: A's rotation relative to B about `axis` (fixed in B) follows
+    /// `θ(t) = Σ a_k t^k` (radians, from the initial pose, so a₀ = 0), a rheonomic row whose
+    /// force is the torque that drives it. Use it with a joint that keeps A's axis along B's
+    /// (revolute, cylindrical) (1 row).
+    AngleDriver { axis: Vec3, angle: Vec<f64> },
 }
 
 impl Primitive {
@@ -95,6 +128,11 @@ impl Primitive {
             Self::PointOnSphere { .. } => "point_on_sphere",
             Self::PointOnPath { .. } => "point_on_path",
             Self::Alignment { .. } => "alignment",
+            Self::PointOnHelix { .. } => "point_on_helix",
+            Self::PointOnPolyline { .. } => "point_on_polyline",
+            Self::PointOnSpline { .. } => "point_on_spline",
+            Self::PointOnCylinder { .. } => "point_on_cylinder",
+            Self::AngleDriver { .. } => "angle_driver",
         }
     }
 
@@ -200,6 +238,59 @@ impl Primitive {
                 path.check()
             }
             Self::Alignment { axis } => direction("axis", axis),
+            Self::PointOnHelix {
+                point,
+                center,
+                axis,
+                radius: r,
+                lead,
+                ..
+            } => {
+                finite("point", point)?;
+                finite("center", center)?;
+                direction("axis", axis)?;
+                radius(*r)?;
+                if !(lead.is_finite() && *lead > 0.0) {
+                    return Err(format!(
+                        "`lead` must be a positive length per turn, found {lead} (a helix of no lead is a circle: use point_on_circle)"
+                    ));
+                }
+                let rel = point - center;
+                let d = axis.normalize();
+                if (rel - d * d.dot(&rel)).norm() <= 1e-12 * (1.0 + rel.norm()) {
+                    return Err(
+                        "`point` lies on the helix's axis, so no angle places the helix through it"
+                            .into(),
+                    );
+                }
+                Ok(())
+            }
+            Self::PointOnPolyline { point, points } => {
+                finite("point", point)?;
+                curve::check_points(points, true)
+            }
+            Self::PointOnSpline { point, points } => {
+                finite("point", point)?;
+                curve::check_points(points, false)
+            }
+            Self::PointOnCylinder {
+                point,
+                origin,
+                axis,
+                radius: r,
+            } => {
+                finite("point", point)?;
+                finite("origin", origin)?;
+                direction("axis", axis)?;
+                radius(*r)
+            }
+            Self::AngleDriver { axis, angle } => {
+                direction("axis", axis)?;
+                if angle.is_empty() || !angle.iter().all(|a| a.is_finite()) {
+                    return Err("`angle` needs at least one finite coefficient".into());
+                }
+                Ok(())
+            }
         }
     }
 
@@ -230,6 +321,24 @@ impl Primitive {
         let on_line = |p: &Vec3, o: &Vec3, d: &Vec3| -> Vec<Template> {
             let (t1, t2) = orthonormal_basis(&d.normalize());
             vec![along(p, &t1, o), along(p, &t2, o)]
+        };
+        // A's point on B's curve: two rows across it, from the curve's point nearest the point.
+        let on_curve = |curve: Curve| -> Vec<Template> {
+            let point = match self {
+                Self::PointOnHelix { point, .. }
+                | Self::PointOnPolyline { point, .. }
+                | Self::PointOnSpline { point, .. } => *point,
+                _ => Vec3::zeros(),
+            };
+            let u = curve.nearest(&in_b(&point));
+            (0..2)
+                .map(|k| Template::Curve {
+                    p_a: in_a(&point),
+                    curve: curve.clone(),
+                    u,
+                    k,
+                })
+                .collect()
         };
         // A's axis kept along B's: two rows.
         let aligned = |d: &Vec3| -> Vec<Template> {
@@ -335,6 +444,54 @@ impl Primitive {
                 })
                 .collect(),
             Self::Alignment { axis } => aligned(axis),
+            Self::PointOnHelix {
+                point,
+                center,
+                axis,
+                radius,
+                lead,
+                handedness,
+            } => {
+                // u = 0 at the point's angle and height (kalra.md §2.1 c for the rise per
+                // radian and the handedness, as for the screw).
+                let d = axis.normalize();
+                let rel = point - center;
+                let start = (rel - d * d.dot(&rel)).normalize();
+                let rise = lead / std::f64::consts::TAU
+                    * match handedness {
+                        Handedness::Right => 1.0,
+                        Handedness::Left => -1.0,
+                    };
+                let helix = Curve::helix(center + d * d.dot(&rel), d, start, *radius, rise);
+                on_curve(helix.mapped(in_b, dir_b))
+            }
+            Self::PointOnPolyline { points, .. } => on_curve(Curve::Polyline {
+                points: points.iter().map(in_b).collect(),
+            }),
+            Self::PointOnSpline { points, .. } => {
+                on_curve(Curve::spline(points.iter().map(in_b).collect()))
+            }
+            Self::PointOnCylinder {
+                point,
+                origin,
+                axis,
+                radius,
+            } => vec![Template::Cylinder {
+                p_a: in_a(point),
+                o_b: in_b(origin),
+                d_b: dir_b(axis),
+                radius: *radius,
+            }],
+            Self::AngleDriver { axis, angle } => {
+                let (t1, _) = orthonormal_basis(&axis.normalize());
+                vec![Template::Driver {
+                    d_b: dir_b(axis),
+                    e1_b: dir_b(&t1),
+                    e1_a: dir_a(&t1),
+                    theta: 0.0,
+                    angle: angle.clone(),
+                }]
+            }
         }
     }
 }
@@ -361,6 +518,31 @@ pub(crate) enum Template {
     },
     /// `u·(p_a − r(t))`, `u` a world axis.
     Path { p_a: Vec3, u: Vec3, path: Path },
+    /// `n_k·(x − r(u))`: `x` A's point in B's frame, `r(u)` the closest point of B's curve
+    /// (from `u`, the parameter at the end of the last step), `n_k` (k = 0, 1) the normals
+    /// across the tangent there.
+    Curve {
+        p_a: Vec3,
+        curve: Curve,
+        u: f64,
+        k: usize,
+    },
+    /// `θ − θ_d(t)`, θ the turn of A's `e1` about B's `d` from B's `e1`, unwrapped from
+    /// `theta` (as for the screw), θ_d the polynomial `angle`.
+    Driver {
+        d_b: Vec3,
+        e1_b: Vec3,
+        e1_a: Vec3,
+        theta: f64,
+        angle: Vec<f64>,
+    },
+    /// `(|q|² − R²) / 2R`, `q` the part of `p_a − o` across B's axis `d`.
+    Cylinder {
+        p_a: Vec3,
+        o_b: Vec3,
+        d_b: Vec3,
+        radius: f64,
+    },
 }
 
 /// A side's pose with its motion.
@@ -419,6 +601,66 @@ impl Template {
                 let (r, r_dot, r_ddot) = path.at(t);
                 rows::point_along(&a.side, &pa(p_a), &b.side, u, &r, &r_dot, &r_ddot)
             }
+            Self::Curve { p_a, curve, u, k } => {
+                let p = pa(p_a);
+                let x = b.pose.inverse_transform_point(&p.into()).coords;
+                let (_, r, r1, r2) = curve.closest(&x, *u);
+                let s2 = r1.norm_squared();
+                let tangent = r1 / s2.sqrt();
+                let (n1, n2) = orthonormal_basis(&tangent);
+                let n = if *k == 0 { n1 } else { n2 };
+                let e = x - r;
+                // φ = n·e with the normals carried along the curve without twisting about it
+                // (dn/du = −(n·t') t): then ∇φ = n and the Hessian is −(n·r'')/(|r'|² − e·r'')
+                // t tᵀ (docs/sources.md, "Curves"); at e = 0 this is the curvature term
+                // −(n·r'') u̇² kalra.md §2.2 i adds to eq. 17.
+                let curvature = n.dot(&r2) / (s2 - e.dot(&r2));
+                let tw = b.pose.rotation * tangent;
+                rows::on_local_shape(
+                    &a.side,
+                    &p,
+                    &b.side,
+                    n.dot(&e),
+                    &(b.pose.rotation * n),
+                    |w| -curvature * tw.dot(w).powi(2),
+                )
+            }
+            Self::Driver {
+                d_b,
+                e1_b,
+                e1_a,
+                theta,
+                angle,
+            } => {
+                let d = b.pose.rotation * d_b;
+                let now = Self::turn(
+                    &(b.pose.rotation * e1_b),
+                    &(a.pose.rotation * e1_a),
+                    &d,
+                    *theta,
+                );
+                rows::driven_angle(&a.side, &b.side, &d, now, polynomial(angle, t, 0.0))
+            }
+            Self::Cylinder {
+                p_a,
+                o_b,
+                d_b,
+                radius,
+            } => {
+                let p = pa(p_a);
+                let d = b.pose.rotation * d_b;
+                let rel = p - pb(o_b);
+                let q = rel - d * d.dot(&rel);
+                // f = (|P x|² − R²)/2R with P = 1 − d dᵀ: ∇f = P x / R, Hessian P / R.
+                rows::on_local_shape(
+                    &a.side,
+                    &p,
+                    &b.side,
+                    (q.norm_squared() - radius * radius) / (2.0 * radius),
+                    &(q / *radius),
+                    |w| (w - d * d.dot(w)).norm_squared() / radius,
+                )
+            }
         }
     }
 
@@ -429,9 +671,24 @@ impl Template {
         raw + tau * ((near - raw) / tau).round()
     }
 
-    /// Keeps a screw's unwrapped angle at the end of a step.
-    pub fn settle(&mut self, a: &Frame, b: &Frame) {
+    /// Keeps a screw's unwrapped angle, and a curve's parameter, at the end of a step; true if
+    /// a polyline's point passed onto another segment.
+    pub fn settle(&mut self, a: &Frame, b: &Frame) -> bool {
+        if let Self::Curve { p_a, curve, u, .. } = self {
+            let p = a.pose.transform_point(&(*p_a).into());
+            let x = b.pose.inverse_transform_point(&p).coords;
+            let before = curve.piece(*u);
+            *u = curve.closest(&x, *u).0;
+            return curve.piece(*u) != before;
+        }
         if let Self::Screw {
+            d_b,
+            e1_b,
+            e1_a,
+            theta,
+            ..
+        }
+        | Self::Driver {
             d_b,
             e1_b,
             e1_a,
@@ -446,6 +703,149 @@ impl Template {
                 &d,
                 *theta,
             );
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{Quat, pose};
+
+    /// The curve and cylinder rows are the derivatives of their position functions, with B
+    /// carrying the curve and both bodies moving: J u and the bias against central
+    /// differences of φ along a rigid motion (constant v, ω), starting on the curve. For a
+    /// curve φ_k = n_k·e uses normals carried along without twist; here they are carried by the
+    /// least rotation from the tangent at the start (which agrees to third order).
+    #[test]
+    fn curve_and_cylinder_rows_are_derivatives_of_their_positions() {
+        let (xa, va, wa) = (
+            Vec3::new(0.3, -0.2, 0.5),
+            Vec3::new(0.4, 0.1, -0.3),
+            Vec3::new(1.1, -0.7, 0.4),
+        );
+        let (xb, vb, wb) = (
+            Vec3::new(-0.4, 0.6, 0.1),
+            Vec3::new(-0.2, 0.5, 0.2),
+            Vec3::new(-0.3, 0.9, 1.3),
+        );
+        let (qa, qb) = (
+            Quat::from_scaled_axis(Vec3::new(0.3, 0.5, -0.2)),
+            Quat::from_scaled_axis(Vec3::new(-0.6, 0.1, 0.9)),
+        );
+        let at = |t: f64| {
+            let pa = pose(xa + va * t, Quat::from_scaled_axis(wa * t) * qa);
+            let pb = pose(xb + vb * t, Quat::from_scaled_axis(wb * t) * qb);
+            let side = |body, center, velocity, omega| Side {
+                body: Some(body),
+                center,
+                velocity,
+                omega,
+            };
+            (
+                side(0, xa + va * t, va, wa),
+                side(1, xb + vb * t, vb, wb),
+                pa,
+                pb,
+            )
+        };
+        let p = Vec3::new(0.8, 0.1, -0.2);
+        let c = Vec3::new(0.2, 0.7, 0.4);
+        let axis = Vec3::new(0.3, -0.5, 0.8).normalize();
+        let rel = p - c;
+        let radius = (rel - axis * axis.dot(&rel)).norm();
+        let knots = vec![
+            Vec3::new(-0.5, 0.2, 0.0),
+            Vec3::new(0.1, 0.6, -0.4),
+            p,
+            Vec3::new(1.3, -0.2, 0.3),
+            Vec3::new(1.6, 0.5, 0.9),
+        ];
+        let primitives = [
+            Primitive::PointOnHelix {
+                point: p,
+                center: c,
+                axis,
+                radius,
+                lead: 0.7,
+                handedness: Handedness::Left,
+            },
+            // Inside a segment (at a knot r''' jumps, and so would φ's third derivative).
+            Primitive::PointOnSpline {
+                point: Curve::spline(knots.clone()).eval(1.9).0,
+                points: knots,
+            },
+            Primitive::PointOnCylinder {
+                point: p,
+                origin: c,
+                axis,
+                radius,
+            },
+        ];
+        let velocities = [(va, wa), (vb, wb)];
+        let (_, _, pa0, pb0) = at(0.0);
+        for primitive in primitives {
+            for template in primitive.templates(&pa0, &pb0) {
+                // φ at time t, computed from the geometry.
+                let phi = |t: f64| -> f64 {
+                    let (_, _, pa, pb) = at(t);
+                    match &template {
+                        Template::Curve { p_a, curve, u, k } => {
+                            let x = pb
+                                .inverse_transform_point(&pa.transform_point(&(*p_a).into()))
+                                .coords;
+                            let (_, r, r1, _) = curve.closest(&x, *u);
+                            let (_, _, t0, _) = curve.closest(&curve.eval(*u).0, *u);
+                            let (n1, n2) = orthonormal_basis(&t0.normalize());
+                            let carry = Quat::rotation_between(&t0, &r1).unwrap();
+                            (carry * if *k == 0 { n1 } else { n2 }).dot(&(x - r))
+                        }
+                        Template::Cylinder {
+                            p_a,
+                            o_b,
+                            d_b,
+                            radius,
+                        } => {
+                            let x = pb
+                                .inverse_transform_point(&pa.transform_point(&(*p_a).into()))
+                                .coords;
+                            let rel = x - o_b;
+                            let q = rel - d_b * d_b.dot(&rel);
+                            (q.norm_squared() - radius * radius) / (2.0 * radius)
+                        }
+                        _ => unreachable!(),
+                    }
+                };
+                let (a, b, pa, pb) = at(0.0);
+                let row = template.row(
+                    &Frame { side: a, pose: &pa },
+                    &Frame { side: b, pose: &pb },
+                    0.0,
+                );
+                let h = 1e-4;
+                let (p0, pp, pm) = (phi(0.0), phi(h), phi(-h));
+                assert!(
+                    (row.phi - p0).abs() < 1e-14,
+                    "{}: φ {}",
+                    primitive.name(),
+                    row.phi
+                );
+                let phi_dot = (pp - pm) / (2.0 * h);
+                let phi_ddot = (pp - 2.0 * p0 + pm) / (h * h);
+                let ju = row.velocity(&velocities);
+                assert!(
+                    (phi_dot - ju).abs() < 1e-7,
+                    "{}: {phi_dot} vs {ju}",
+                    primitive.name()
+                );
+                assert!(
+                    (phi_ddot - row.bias).abs() < 1e-5,
+                    "{}: {phi_ddot} vs {}",
+                    primitive.name(),
+                    row.bias
+                );
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Scalar constraint rows: one position function φ of the bodies' poses (and maybe time), its
 //! velocity Jacobian and the velocity-product term of its second derivative.
 //!
-//! Every primitive is built from four row kinds, each the exact derivative of its own φ, so
+//! Every primitive is built from these row kinds, each the exact derivative of its own φ, so
 //! the forces `Jᵀλ` do no work on motions the constraint allows (kalra.md §3.4) and the
 //! acceleration equation carries the relative-body and curvature terms the paper leaves out
 //! (kalra.md §2.1 b–c, §2.2 i–j):
@@ -14,6 +14,8 @@
 //! - [`distance`]: `φ = (|p_a − o|² − R²) / 2R`: a point on a sphere or, with a plane row, on
 //!   a circle.
 //! - [`screw_angle`]: the relative rotation about B's axis `d`, added to a slide row.
+//! - [`on_local_shape`]: `φ = f(x)`, `x` A's point in B's frame, from f's gradient and Hessian:
+//!   a point on a cylinder, or (two rows) on a helix, polyline or spline (`curve`).
 //!
 //! The acceleration of row k is `φ̈ = J u̇ + c`, with `u = (v, ω)` per body (CM velocity,
 //! world angular velocity); its velocity is `φ̇ = J u + φ_t`.
@@ -164,6 +166,54 @@ pub(crate) fn distance(a: &Side, p_a: &Vec3, b: &Side, o: &Vec3, radius: f64) ->
     let n = e / radius;
     row.add(a, n, (p_a - a.center).cross(&n));
     row.add(b, -n, -(o - b.center).cross(&n));
+    row
+}
+
+/// `φ = f(x)` for `x` A's material point `p_a` seen in B's frame (`x = R_bᵀ (p_a − c_b)`): a
+/// point on a curved surface or curve carried by B. The caller gives `φ`, the gradient of `f`
+/// turned into the world (`gradient`) and the quadratic form of its Hessian (world), which is
+/// applied to `w = v_pa − v_b(p_a)`, the point's velocity relative to B's material point there.
+///
+/// `ẋ = R_bᵀ w` and `R_b ẍ = a_pa − a_b − α_b × e − ω_b × (ė + w)` with `e = p_a − c_b`, so
+/// `φ̈ = G·(a_pa − a_b − α_b × e) − G·(ω_b × (ė + w)) + wᵀ H w`: kalra.md §2.2 i–j with B moving.
+pub(crate) fn on_local_shape(
+    a: &Side,
+    p_a: &Vec3,
+    b: &Side,
+    phi: f64,
+    gradient: &Vec3,
+    hessian: impl Fn(&Vec3) -> f64,
+) -> Row {
+    let e = p_a - b.center;
+    let v_pa = a.point_velocity(p_a);
+    let w = v_pa - b.point_velocity(p_a);
+    let e_dot = v_pa - b.velocity;
+    let bias = gradient.dot(&a.centripetal(p_a)) - gradient.dot(&b.omega.cross(&(e_dot + w)))
+        + hessian(&w);
+    let mut row = Row::new(phi, bias);
+    row.add(a, *gradient, (p_a - a.center).cross(gradient));
+    row.add(b, -gradient, -e.cross(gradient));
+    row
+}
+
+/// `φ = θ − θ_d(t)`: A's rotation θ relative to B about B's axis `d` (now `theta`) driven to
+/// `target = (θ_d, θ̇_d, θ̈_d)`. As for [`screw_angle`]: `θ̇ = d·(ω_a − ω_b)` and
+/// `θ̈ = d·(α_a − α_b) + (ω_b × d)·(ω_a − ω_b)`; the time terms go to `phi_t` and the bias.
+pub(crate) fn driven_angle(
+    a: &Side,
+    b: &Side,
+    d: &Vec3,
+    theta: f64,
+    target: (f64, f64, f64),
+) -> Row {
+    let (angle, rate, accel) = target;
+    let mut row = Row::new(
+        theta - angle,
+        b.omega.cross(d).dot(&(a.omega - b.omega)) - accel,
+    );
+    row.phi_t = -rate;
+    row.add(a, Vec3::zeros(), *d);
+    row.add(b, Vec3::zeros(), -d);
     row
 }
 

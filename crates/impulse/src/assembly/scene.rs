@@ -13,9 +13,10 @@ use crate::scene::reader::{Context, Table, Value};
 use crate::scene::world_table::RunHeader;
 use crate::scene::{Diagnostic, SceneError, read_document, read_orientation};
 
+use super::balls::{AssemblyWithBalls, Ball, Striker};
 use super::{
-    Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Handedness, JointDesc, Path,
-    Primitive,
+    Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Handedness, JointDesc, LoadDesc,
+    LoadKind, Path, Primitive,
 };
 
 /// An assembly scene, built and ready to run.
@@ -33,9 +34,42 @@ pub struct AssemblyScene {
     pub output_rate: f64,
     /// Problems that do not stop the scene from running.
     pub warnings: Vec<Diagnostic>,
+    /// Free balls (`[[balls]]`), and spheres on assembly bodies that hit them (`[[strikers]]`):
+    /// when either is given, the scene runs as [`AssemblyWithBalls`].
+    pub balls: Vec<Ball>,
+    /// Spheres fixed on assembly bodies.
+    pub strikers: Vec<Striker>,
+    /// `contact.restitution` (default 0.9).
+    pub restitution: f64,
+    /// `contact.friction` (default 0).
+    pub friction: f64,
 }
 
-const ROOT_KEYS: &[&str] = &["world", "assembly", "bodies", "joints"];
+impl AssemblyScene {
+    /// The assembly with the balls and strikers, for scenes that have them.
+    pub fn with_balls(&self) -> Result<AssemblyWithBalls, AssemblyError> {
+        AssemblyWithBalls::new(
+            self.assembly.clone(),
+            self.balls.clone(),
+            self.strikers.clone(),
+            self.restitution,
+            self.friction,
+        )
+    }
+}
+
+const ROOT_KEYS: &[&str] = &[
+    "world", "assembly", "bodies", "joints", "loads", "balls", "strikers", "contact",
+];
+const BALL_KEYS: &[&str] = &[
+    "name",
+    "mass",
+    "radius",
+    "position",
+    "velocity",
+    "angular_velocity",
+    "on_table",
+];
 const WORLD_KEYS: &[&str] = &["name", "gravity", "duration", "output_rate"];
 const ASSEMBLY_KEYS: &[&str] = &[
     "step",
@@ -73,6 +107,11 @@ const JOINT_TYPES: &[&str] = &[
     "point_on_sphere",
     "point_on_path",
     "alignment",
+    "point_on_helix",
+    "point_on_polyline",
+    "point_on_spline",
+    "point_on_cylinder",
+    "angle_driver",
 ];
 
 /// Whether `text` is an assembly scene (it has an `[assembly]` table), so that `impulse run`
@@ -169,11 +208,112 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             joint_spans.push((t.span(), t.path().to_string()));
         }
     }
+    let mut loads = Vec::new();
+    let mut load_spans: Vec<(Range<usize>, String)> = Vec::new();
+    for (i, t) in root
+        .array_of_tables("loads")
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        if let Some(l) = read_load(t, i, &index) {
+            loads.push(l);
+            load_spans.push((t.span(), t.path().to_string()));
+        }
+    }
+    let mut balls = Vec::new();
+    for t in root.array_of_tables("balls").unwrap_or_default() {
+        t.reject_unknown(BALL_KEYS);
+        let name = t
+            .required("name", "a string")
+            .and_then(|v| v.string().map(str::to_string));
+        let mass = t
+            .required("mass", "a positive mass")
+            .and_then(|v| v.positive());
+        let radius = t
+            .required("radius", "a positive length")
+            .and_then(|v| v.positive());
+        let position = t.required("position", "[x, y, z]").and_then(|v| v.vec3());
+        let vec = |key: &str| t.get(key).map(|v| v.vec3()).unwrap_or(Some(Vec3::zeros()));
+        let on_table = t
+            .get("on_table")
+            .map(|v| v.boolean())
+            .unwrap_or(Some(false));
+        if let Some(n) = &name
+            && (index.contains_key(n) || balls.iter().any(|b: &Ball| &b.name == n))
+            && let Some(v) = t.get("name")
+        {
+            v.error(format!(
+                "a second body or ball named `{n}`; names must be unique"
+            ));
+        }
+        if let (Some(name), Some(mass), Some(radius), Some(position)) =
+            (name, mass, radius, position)
+        {
+            let mut ball = Ball::new(name, mass, radius, position);
+            if let (Some(v), Some(w), Some(on)) =
+                (vec("velocity"), vec("angular_velocity"), on_table)
+            {
+                ball.velocity = v;
+                ball.angular_velocity = w;
+                ball.on_table = on;
+                balls.push(ball);
+            }
+        }
+    }
+    let mut strikers = Vec::new();
+    let mut striker_centers = Vec::new();
+    for t in root.array_of_tables("strikers").unwrap_or_default() {
+        t.reject_unknown(&["body", "center", "radius"]);
+        let body = t
+            .required("body", "the name of the assembly body carrying it")
+            .and_then(|v| body_ref(&index, "body", v))
+            .flatten();
+        let center = t
+            .required("center", "the sphere's centre [x, y, z] at the start")
+            .and_then(|v| v.vec3());
+        let radius = t
+            .required("radius", "a positive length")
+            .and_then(|v| v.positive());
+        if let (Some(body), Some(center), Some(radius)) = (body, center, radius) {
+            strikers.push(Striker {
+                body,
+                offset: Vec3::zeros(),
+                radius,
+            });
+            striker_centers.push(center);
+        }
+    }
+    let (mut restitution, mut friction) = (0.9, 0.0);
+    if let Some(c) = root.table("contact") {
+        c.reject_unknown(&["restitution", "friction"]);
+        if let Some(v) = c.get("restitution") {
+            match v.number() {
+                Some(e) if (0.0..=1.0).contains(&e) => restitution = e,
+                Some(e) => v.error(format!("restitution must be in [0, 1], found {e}")),
+                None => {}
+            }
+        }
+        if let Some(mu) = c.get("friction").and_then(|v| v.non_negative()) {
+            friction = mu;
+        }
+    }
     if ctx.error_count() > 0 {
         return None;
     }
+    // A striker's centre, given in the world, is fixed in its body's frame.
+    for (s, c) in strikers.iter_mut().zip(&striker_centers) {
+        let b = &bodies[s.body];
+        s.offset = b.orientation.inverse() * (c - b.position);
+    }
     let joint_at = |name: &str| joints.iter().position(|j: &JointDesc| j.name == name);
-    match Assembly::new(settings, bodies.clone(), joints.clone()) {
+    let built = Assembly::new(settings, bodies.clone(), joints.clone()).and_then(|mut a| {
+        for l in loads.clone() {
+            a.add_load(l)?;
+        }
+        Ok(a)
+    });
+    match built {
         Ok(assembly) => Some(AssemblyScene {
             name,
             path: ctx.path().to_path_buf(),
@@ -181,6 +321,10 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             duration,
             output_rate,
             warnings: Vec::new(),
+            balls,
+            strikers,
+            restitution,
+            friction,
         }),
         Err(e) => {
             let (span, key) = match &e {
@@ -191,6 +335,10 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
                     .iter()
                     .position(|b| &b.name == body)
                     .map(|b| body_spans[b].clone()),
+                AssemblyError::Load { load, .. } => loads
+                    .iter()
+                    .position(|l| &l.name == load)
+                    .map(|l| load_spans[l].clone()),
                 _ => None,
             }
             .unwrap_or((root.span(), String::new()));
@@ -294,6 +442,10 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         "point_on_sphere" => &["point", "center", "radius"],
         "point_on_path" => &["point", "path"],
         "alignment" => &["axis"],
+        "point_on_helix" => &["point", "center", "axis", "radius", "lead", "handedness"],
+        "point_on_polyline" | "point_on_spline" => &["point", "points"],
+        "point_on_cylinder" => &["point", "origin", "axis", "radius"],
+        "angle_driver" => &["axis", "angle"],
         _ => &[],
     };
     if kind.is_some() {
@@ -304,25 +456,7 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         Some(v) => v.string().map(str::to_string),
         None => Some(format!("joint{i}")),
     };
-    let body_ref = |key: &str, v: Value| -> Option<Option<usize>> {
-        let n = v.string()?;
-        if key == "to" && n == "world" {
-            return Some(None);
-        }
-        match bodies.get(n) {
-            Some(&b) => Some(Some(b)),
-            None => {
-                let mut known: Vec<&str> = bodies.keys().map(String::as_str).collect();
-                known.sort_unstable();
-                v.error(format!(
-                    "no body named `{n}` (bodies: {}{})",
-                    known.join(", "),
-                    if key == "to" { "; or \"world\"" } else { "" }
-                ));
-                None
-            }
-        }
-    };
+    let body_ref = |key: &str, v: Value| body_ref(bodies, key, v);
     let a = t
         .required("body", "the name of body A")
         .and_then(|v| body_ref("body", v))
@@ -375,29 +509,7 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
             normal: direction("normal")?,
         },
         "screw" => {
-            let handedness = t
-                .required("handedness", "\"right\" or \"left\"")
-                .and_then(|v| v.choice(&["right", "left"]))
-                .map(|h| {
-                    if h == "right" {
-                        Handedness::Right
-                    } else {
-                        Handedness::Left
-                    }
-                });
-            let lead = t
-                .required("lead", "the advance per turn (a positive length)")
-                .and_then(|v| {
-                    let x = v.number()?;
-                    if x.is_finite() && x > 0.0 {
-                        Some(x)
-                    } else {
-                        v.error(format!(
-                            "the lead is the advance per full turn and must be a positive length, found {x}"
-                        ));
-                        None
-                    }
-                });
+            let (handedness, lead) = (handedness(t), lead(t));
             Primitive::Screw {
                 anchor: vec("anchor", "a point on the axis [x, y, z]")?,
                 axis: direction("axis")?,
@@ -442,6 +554,72 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         "alignment" => Primitive::Alignment {
             axis: direction("axis")?,
         },
+        "point_on_helix" => {
+            let (handedness, lead) = (handedness(t), lead(t));
+            let point = vec("point", "A's point [x, y, z]")?;
+            let center = vec("center", "a point on the helix's axis [x, y, z]")?;
+            let axis = direction("axis")?;
+            let radius = length("radius")?;
+            let rel = point - center;
+            let d = axis.normalize();
+            if (rel - d * d.dot(&rel)).norm() <= 1e-12 * (1.0 + rel.norm()) {
+                if let Some(v) = t.get("point") {
+                    v.error("the point lies on the helix's axis: the helix passes through the point's angle about the axis, which it does not have");
+                }
+                return None;
+            }
+            Primitive::PointOnHelix {
+                point,
+                center,
+                axis,
+                radius,
+                lead: lead?,
+                handedness: handedness?,
+            }
+        }
+        "point_on_polyline" | "point_on_spline" => {
+            let polyline = kind == Some("point_on_polyline");
+            let point = vec("point", "A's point [x, y, z]");
+            let points = t
+                .required("points", "the curve's points [[x, y, z], …] (at least 2)")
+                .and_then(|v| {
+                    let items = v.array()?;
+                    let points: Vec<Vec3> = items.iter().filter_map(Value::vec3).collect();
+                    if points.len() != items.len() {
+                        return None;
+                    }
+                    match super::curve::check_points(&points, polyline) {
+                        Ok(()) => Some(points),
+                        Err(message) => {
+                            v.error(message);
+                            None
+                        }
+                    }
+                });
+            let (point, points) = (point?, points?);
+            if polyline {
+                Primitive::PointOnPolyline { point, points }
+            } else {
+                Primitive::PointOnSpline { point, points }
+            }
+        }
+        "point_on_cylinder" => {
+            let point = vec("point", "A's point [x, y, z]")?;
+            Primitive::PointOnCylinder {
+                point,
+                origin: vec("origin", "a point on the cylinder's axis [x, y, z]")?,
+                axis: direction("axis")?,
+                radius: length("radius")?,
+            }
+        }
+        "angle_driver" => Primitive::AngleDriver {
+            axis: direction("axis")?,
+            angle: coefficients(
+                t,
+                "angle",
+                "[a₀, a₁, …] in radians: θ(t) = a₀ + a₁ t + a₂ t² + …",
+            )?,
+        },
         _ => return None,
     };
     if b.is_some_and(|b| b.is_some()) && primitive.needs_world() {
@@ -459,6 +637,179 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         b: b?,
         primitive,
     })
+}
+
+/// A polynomial's coefficients `[c₀, c₁, …]` under `key` (at least one).
+fn coefficients(t: &Table, key: &str, what: &str) -> Option<Vec<f64>> {
+    let v = t.required(key, what)?;
+    let items = v.array()?;
+    let c: Vec<f64> = items.iter().filter_map(Value::number).collect();
+    if c.len() != items.len() {
+        return None;
+    }
+    if c.is_empty() {
+        v.error(format!("give at least one coefficient: {what}"));
+        return None;
+    }
+    Some(c)
+}
+
+fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<LoadDesc> {
+    let kind = t
+        .required("type", "\"spring\", \"torque\" or \"piston\"")
+        .and_then(|v| v.choice(&["spring", "torque", "piston"]));
+    let common = ["name", "type", "body", "to"];
+    let specific: &[&str] = match kind.unwrap_or("") {
+        "spring" => &["point_a", "point_b", "stiffness", "damping", "rest_length"],
+        "torque" => &["axis", "torque"],
+        "piston" => &["point", "top", "bottom", "force"],
+        _ => &[],
+    };
+    if kind.is_some() {
+        let known: Vec<&str> = common.iter().chain(specific).copied().collect();
+        t.reject_unknown(&known);
+    }
+    let name = match t.get("name") {
+        Some(v) => v.string().map(str::to_string),
+        None => Some(format!("load{i}")),
+    };
+    let a = t
+        .required("body", "the name of body A")
+        .and_then(|v| body_ref(bodies, "body", v))
+        .flatten();
+    let b = match t.get("to") {
+        Some(v) => body_ref(bodies, "to", v),
+        None => Some(None),
+    };
+    let non_negative = |key: &str, default: Option<f64>| match t.get(key) {
+        Some(v) => v.non_negative(),
+        None => default.or_else(|| {
+            t.required(key, "a non-negative number");
+            None
+        }),
+    };
+    let kind = match kind? {
+        "spring" => {
+            let point_a = t
+                .required("point_a", "A's point [x, y, z]")
+                .and_then(|v| v.vec3());
+            let point_b = t
+                .required("point_b", "B's point [x, y, z]")
+                .and_then(|v| v.vec3());
+            let stiffness = non_negative("stiffness", None);
+            let damping = non_negative("damping", Some(0.0));
+            let (point_a, point_b) = (point_a?, point_b?);
+            let rest_length = non_negative("rest_length", Some((point_a - point_b).norm()));
+            LoadKind::Spring {
+                point_a,
+                point_b,
+                stiffness: stiffness?,
+                damping: damping?,
+                rest_length: rest_length?,
+            }
+        }
+        "piston" => {
+            let point = t
+                .required("point", "the piston's point (wrist pin) [x, y, z]")
+                .and_then(|v| v.vec3());
+            let top = t
+                .required("top", "the top of the stroke [x, y, z]")
+                .and_then(|v| v.vec3());
+            let bottom = t
+                .required("bottom", "the bottom of the stroke [x, y, z]")
+                .and_then(|v| v.vec3());
+            let force = non_negative("force", None);
+            let (top, bottom) = (top?, bottom?);
+            if (top - bottom).norm() <= 1e-12 * (1.0 + top.norm()) {
+                if let Some(v) = t.get("bottom") {
+                    v.error("`top` and `bottom` are the same point: the stroke has no length");
+                }
+                return None;
+            }
+            LoadKind::Piston {
+                point: point?,
+                top,
+                bottom,
+                force: force?,
+            }
+        }
+        _ => {
+            let axis = t.required("axis", "a direction [x, y, z]").and_then(|v| {
+                let d = v.vec3()?;
+                if d.norm() > 1e-12 {
+                    Some(d)
+                } else {
+                    v.error("a zero direction: give a non-zero [x, y, z]");
+                    None
+                }
+            });
+            let torque = coefficients(
+                t,
+                "torque",
+                "[c₀, c₁, …]: τ(t) = c₀ + c₁ t + c₂ t² + … about the axis",
+            );
+            LoadKind::Torque {
+                axis: axis?,
+                coefficients: torque?,
+            }
+        }
+    };
+    Some(LoadDesc {
+        name: name?,
+        a: a?,
+        b: b?,
+        kind,
+    })
+}
+
+/// A joint's or load's `body` or `to`: a body's index, or (for `to`) `None` for the world.
+fn body_ref(bodies: &HashMap<String, usize>, key: &str, v: Value) -> Option<Option<usize>> {
+    let n = v.string()?;
+    if key == "to" && n == "world" {
+        return Some(None);
+    }
+    match bodies.get(n) {
+        Some(&b) => Some(Some(b)),
+        None => {
+            let mut known: Vec<&str> = bodies.keys().map(String::as_str).collect();
+            known.sort_unstable();
+            v.error(format!(
+                "no body named `{n}` (bodies: {}{})",
+                known.join(", "),
+                if key == "to" { "; or \"world\"" } else { "" }
+            ));
+            None
+        }
+    }
+}
+
+/// A screw's or helix's `handedness`.
+fn handedness(t: &Table) -> Option<Handedness> {
+    t.required("handedness", "\"right\" or \"left\"")
+        .and_then(|v| v.choice(&["right", "left"]))
+        .map(|h| {
+            if h == "right" {
+                Handedness::Right
+            } else {
+                Handedness::Left
+            }
+        })
+}
+
+/// A screw's or helix's `lead`: the advance per full turn.
+fn lead(t: &Table) -> Option<f64> {
+    t.required("lead", "the advance per turn (a positive length)")
+        .and_then(|v| {
+            let x = v.number()?;
+            if x.is_finite() && x > 0.0 {
+                Some(x)
+            } else {
+                v.error(format!(
+                    "the lead is the advance per full turn and must be a positive length, found {x}"
+                ));
+                None
+            }
+        })
 }
 
 fn read_path(t: &Table) -> Option<Path> {
@@ -594,5 +945,100 @@ axis = [0, 0, 1]
             "{e:?}"
         );
         assert!(e[0].message.contains("1e-2"), "{e:?}");
+    }
+
+    /// The curves', driver's and loads' keys are checked at load with the key named: a zero
+    /// helix radius or lead, a point on the helix axis, fewer than two points, a repeated point,
+    /// a sharp polyline corner, an empty driver polynomial, a negative stiffness, a piston of no
+    /// stroke, a load naming no body; and good ones build.
+    #[test]
+    fn curve_driver_and_load_keys_are_checked() {
+        let bead = r#"
+[world]
+[assembly]
+[[bodies]]
+name = "bead"
+mass = 1
+inertia = [1, 1, 1]
+position = [1, 0, 0]
+"#;
+        let helix = |radius: &str, lead: &str, point: &str| {
+            format!(
+                "{bead}[[joints]]\ntype = \"point_on_helix\"\nbody = \"bead\"\npoint = {point}\ncenter = [0, 0, 0]\naxis = [0, 0, 1]\nradius = {radius}\nlead = {lead}\nhandedness = \"right\"\n"
+            )
+        };
+        assert!(errors(&helix("1", "0.5", "[1, 0, 0]")).is_empty());
+        let e = errors(&helix("0", "0.5", "[1, 0, 0]"));
+        assert!(e[0].key == "joints[0].radius", "{e:?}");
+        let e = errors(&helix("1", "0", "[1, 0, 0]"));
+        assert!(
+            e[0].key == "joints[0].lead" && e[0].message.contains("positive"),
+            "{e:?}"
+        );
+        let e = errors(&helix("1", "0.5", "[0, 0, 1]"));
+        assert!(
+            e[0].key == "joints[0].point" && e[0].message.contains("axis"),
+            "{e:?}"
+        );
+        let curve = |kind: &str, points: &str| {
+            format!(
+                "{bead}[[joints]]\ntype = \"{kind}\"\nbody = \"bead\"\npoint = [1, 0, 0]\npoints = {points}\n"
+            )
+        };
+        assert!(
+            errors(&curve(
+                "point_on_spline",
+                "[[0, 0, 0], [1, 0, 0], [2, 1, 0]]"
+            ))
+            .is_empty()
+        );
+        let e = errors(&curve("point_on_spline", "[[1, 0, 0]]"));
+        assert!(
+            e[0].key == "joints[0].points" && e[0].message.contains("at least 2"),
+            "{e:?}"
+        );
+        let e = errors(&curve(
+            "point_on_polyline",
+            "[[0, 0, 0], [1, 0, 0], [1, 0, 0]]",
+        ));
+        assert!(
+            e[0].key == "joints[0].points" && e[0].message.contains("repeats"),
+            "{e:?}"
+        );
+        let e = errors(&curve(
+            "point_on_polyline",
+            "[[0, 0, 0], [1, 0, 0], [0, 1, 0]]",
+        ));
+        assert!(e[0].message.contains("turns by 135.0°"), "{e:?}");
+        let driver = format!(
+            "{bead}[[joints]]\ntype = \"angle_driver\"\nbody = \"bead\"\naxis = [0, 0, 1]\nangle = []\n"
+        );
+        let e = errors(&driver);
+        assert!(e[0].key == "joints[0].angle", "{e:?}");
+        let load = |text: &str| format!("{bead}[[loads]]\n{text}\n");
+        assert!(
+            errors(&load(
+                "type = \"spring\"\nbody = \"bead\"\npoint_a = [1, 0, 0]\npoint_b = [0, 0, 0]\nstiffness = 3"
+            ))
+            .is_empty()
+        );
+        let e = errors(&load(
+            "type = \"spring\"\nbody = \"bead\"\npoint_a = [1, 0, 0]\npoint_b = [0, 0, 0]\nstiffness = -3",
+        ));
+        assert!(e[0].key == "loads[0].stiffness", "{e:?}");
+        let e = errors(&load(
+            "type = \"piston\"\nbody = \"bead\"\npoint = [1, 0, 0]\ntop = [1, 0, 0]\nbottom = [1, 0, 0]\nforce = 3",
+        ));
+        assert!(
+            e[0].key == "loads[0].bottom" && e[0].message.contains("no length"),
+            "{e:?}"
+        );
+        let e = errors(&load(
+            "type = \"torque\"\nbody = \"bed\"\naxis = [0, 0, 1]\ntorque = [1]",
+        ));
+        assert!(
+            e[0].key == "loads[0].body" && e[0].message.contains("no body named `bed`"),
+            "{e:?}"
+        );
     }
 }

@@ -46,10 +46,10 @@ pub(crate) fn instant(
     states: &[BodyState],
 ) -> Result<Instant, AssemblyError> {
     let (rows, owners) = asm.rows_at(states, t);
-    let (sides, _) = asm.frames(states);
+    let (sides, poses) = asm.frames(states);
     let inverse = asm.inverse_masses(states);
     let g = asm.settings.gravity;
-    let applied: Vec<(Vec3, Vec3)> = asm
+    let mut applied: Vec<(Vec3, Vec3)> = asm
         .bodies
         .iter()
         .zip(&sides)
@@ -61,6 +61,9 @@ pub(crate) fn instant(
             )
         })
         .collect();
+    for load in &asm.loads {
+        load.apply(&mut applied, &sides, &poses, t);
+    }
     // Unconstrained accelerations: a = g + F/m, α = I⁻¹(τ + L × ω) (kalra.md eq. 40).
     let free: Vec<(Vec3, Vec3)> = states
         .iter()
@@ -194,9 +197,17 @@ pub(crate) fn rk4(asm: &mut Assembly, end: f64) -> Result<(), AssemblyError> {
     asm.constraint_work += power(|d| d.constraint_power);
     asm.time = end;
     asm.steps += 1;
-    if asm.settings.projection {
+    // A point that passed a polyline's corner moves onto the next segment: positions and
+    // velocities are projected onto it whatever the settings, and the kinetic energy the
+    // velocity projection takes (the kink's inelastic impulse) is work of the constraints.
+    let cornered = asm.settle_joints();
+    if asm.settings.projection || cornered {
         asm.project_positions()?;
+        let before = if cornered { asm.kinetic_energy() } else { 0.0 };
         asm.project_velocities()?;
+        if cornered {
+            asm.constraint_work += asm.kinetic_energy() - before;
+        }
     }
     asm.settle_joints();
     for b in &asm.bodies {
@@ -213,5 +224,112 @@ pub(crate) fn rk4(asm: &mut Assembly, end: f64) -> Result<(), AssemblyError> {
         }
     }
     asm.max_gap = asm.max_gap.max(asm.gap());
+    Ok(())
+}
+
+/// The pistons in the wrong mode now (firing while moving up, idle while moving down).
+fn wrong_modes(asm: &Assembly) -> Vec<usize> {
+    let (sides, poses) = asm.frames(&asm.states());
+    asm.loads
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.stroke_rate(&sides, &poses)
+                .is_some_and(|rate| l.wants_switch(rate))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Piston `load`'s stroke rate after one RK4 step from `from` to `from.time + tau`.
+fn rate_after(from: &Assembly, load: usize, tau: f64) -> Result<f64, AssemblyError> {
+    let mut trial = from.clone();
+    if tau > 0.0 {
+        rk4(&mut trial, from.time + tau)?;
+    }
+    let (sides, poses) = trial.frames(&trial.states());
+    Ok(trial.loads[load]
+        .stroke_rate(&sides, &poses)
+        .unwrap_or_default())
+}
+
+/// When, within the step from `from` to `end`, piston `load`'s stroke rate crosses zero: the
+/// Illinois variant of regula falsi on the rate after a step of length τ (each trial a whole RK4
+/// step from the start), to 1e-12 of the step. Returns the time just past the crossing.
+fn crossing(from: &Assembly, load: usize, end: f64) -> Result<f64, AssemblyError> {
+    let h = end - from.time;
+    let (mut a, mut b) = (0.0, h);
+    let (mut fa, mut fb) = (rate_after(from, load, a)?, rate_after(from, load, b)?);
+    if fa == 0.0 || fa * fb > 0.0 {
+        return Ok(from.time + a);
+    }
+    let mut side = 0;
+    for _ in 0..60 {
+        if b - a <= 1e-12 * h {
+            break;
+        }
+        let c = ((a * fb - b * fa) / (fb - fa)).clamp(a, b);
+        let fc = rate_after(from, load, c)?;
+        if fc == 0.0 {
+            return Ok(from.time + c);
+        }
+        if fc * fb > 0.0 {
+            (b, fb) = (c, fc);
+            if side == -1 {
+                fa *= 0.5;
+            }
+            side = -1;
+        } else {
+            (a, fa) = (c, fc);
+            if side == 1 {
+                fb *= 0.5;
+            }
+            side = 1;
+        }
+    }
+    Ok(from.time + b)
+}
+
+/// One step to `end` with the pistons' switches located inside it (kalra.md §4.3: the piston
+/// force jumps at the top; integrating across the jump would cost RK4 its order). A step that
+/// ends with a piston in the wrong mode is taken again up to the earliest crossing, the piston
+/// switched there, and the rest of the step taken in the new mode. Without pistons this is
+/// [`rk4`]. The step count stays one per grid step.
+pub(crate) fn advance(asm: &mut Assembly, end: f64) -> Result<(), AssemblyError> {
+    if !asm.loads.iter().any(|l| l.switches()) {
+        return rk4(asm, end);
+    }
+    let steps = asm.steps;
+    let h = end - asm.time;
+    // A few switches at most per step (one per piston, twice); the bound only guards a loop.
+    for _ in 0..4 * asm.loads.len() + 4 {
+        if end - asm.time <= 1e-12 * h {
+            break;
+        }
+        let saved = asm.clone();
+        rk4(asm, end)?;
+        let wrong = wrong_modes(asm);
+        if wrong.is_empty() {
+            break;
+        }
+        let mut first = (end, wrong[0]);
+        for &i in &wrong {
+            let t = crossing(&saved, i, end)?;
+            if t < first.0 {
+                first = (t, i);
+            }
+        }
+        *asm = saved;
+        if first.0 > asm.time {
+            rk4(asm, first.0)?;
+        }
+        asm.loads[first.1].switch();
+        for i in wrong_modes(asm) {
+            if i != first.1 {
+                asm.loads[i].switch();
+            }
+        }
+    }
+    asm.steps = steps + 1;
     Ok(())
 }
