@@ -15,6 +15,11 @@ use std::hash::Hash;
 /// heap, so that moving entries while sifting costs no hashing (only `set` of a new key and
 /// `remove` touch the key → slot map).
 #[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(bound(
+    serialize = "K: serde::Serialize + Eq + Hash",
+    deserialize = "K: serde::Deserialize<'de> + Eq + Hash"
+))]
 pub struct EventHeap<K> {
     /// `(time, key, slot)`, in heap order.
     entries: Vec<(f64, K, u32)>,

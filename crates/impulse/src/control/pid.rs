@@ -8,6 +8,7 @@ use crate::multibody::{Commands, Controller, Multibody, Observations, Tree};
 /// With `k_i = 0` it is the PD controller of §5.4.1, whose static error under a load `F` is
 /// `F / k_p` (V23).
 #[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct JointPid {
     /// The controlled coordinate.
     pub target: JointTarget,

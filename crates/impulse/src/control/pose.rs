@@ -6,6 +6,7 @@ use crate::multibody::{Commands, Controller, Multibody, Observations, Tree};
 
 /// A goal pose of a [`PosePd`]: where the link's model frame should be.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct PoseGoal {
     /// Position of the model frame's origin.
     pub position: Vec3,
@@ -16,6 +17,7 @@ pub struct PoseGoal {
 /// When a [`PosePd`] moves on to its next goal: within `distance` and `angle` (radians) of the
 /// current one, moving slower than `speed` and turning slower than `angular_speed`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Arrival {
     pub distance: f64,
     pub angle: f64,
@@ -33,6 +35,7 @@ pub struct Arrival {
 /// part of the force may be left out, for a body that should slide rather than fly; and the
 /// orientation law keeps the body upright.
 #[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct PosePd {
     /// Link name.
     pub link: String,

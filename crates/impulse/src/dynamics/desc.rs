@@ -12,6 +12,7 @@ use super::{Material, MaterialError};
 
 /// How a body moves.
 #[derive(Clone, Debug, PartialEq, Default)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum MotionType {
     /// Moves under gravity, applied forces and (later) collisions.
     #[default]

@@ -4,6 +4,7 @@ use std::fmt;
 
 /// Friction and restitution of a surface.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Material {
     /// Coulomb friction coefficient μ ≥ 0.
     pub friction: f64,

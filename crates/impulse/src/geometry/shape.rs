@@ -35,6 +35,7 @@ pub enum Shape {
 
 /// An axis-aligned box.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Aabb {
     /// Smallest corner.
     pub min: Point,

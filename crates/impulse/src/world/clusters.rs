@@ -20,8 +20,10 @@ use crate::response::ResponseKind;
 
 /// The state of simultaneous cluster solves.
 #[derive(Default)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Clusters {
     /// Scratch for the solves.
+    #[serde(skip)]
     pub(super) scratch: ClusterScratch,
     /// Per pair, the instant a cluster solve last settled it and the solve's tolerance.
     pub(super) settled: FastMap<Pair, (f64, f64)>,

@@ -48,6 +48,7 @@ const ENVELOPE_SAMPLES: usize = 8;
 
 /// The constraint groups of a world, in slots (a slot's index names its `Group` event).
 #[derive(Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Groups {
     slots: Vec<Option<ContactGroup>>,
     /// What the groups that have ended did.
@@ -119,6 +120,7 @@ impl Groups {
 
 /// How a collider's motion is bounded while a group holds it.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct HeldMotion {
     pub(crate) group: usize,
     pub(crate) member: usize,

@@ -12,6 +12,7 @@ use crate::math::{Quat, Vec3};
 
 /// Who touches whom, who has stayed still, and who sleeps in which island.
 #[derive(Default)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Islands {
     /// Per collider, where it has stayed since when.
     pub(super) stillness: Vec<Stillness>,

@@ -26,6 +26,7 @@ mod schedule;
 mod settings;
 mod sleep;
 mod spin_sphere;
+mod state;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -51,6 +52,7 @@ use crate::response::ResponseKind;
 
 /// Something that collides: a rigid body, or a link of a multibody.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum Collider {
     /// A rigid body.
     Body(BodyId),
@@ -59,7 +61,7 @@ pub enum Collider {
 }
 
 /// One collision impulse, as recorded for viewers and analysis.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CollisionEvent {
     /// When.
     pub time: f64,
@@ -85,7 +87,7 @@ pub struct Interpenetration {
 }
 
 /// A rigid-body world.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct World {
     settings: WorldSettings,
     time: f64,
@@ -111,6 +113,7 @@ pub struct World {
     /// Measure the energy afresh at the next advance (the caller changed a state).
     energy_rebase: bool,
     /// Set from outside to stop [`World::advance_to`] between events and group steps.
+    #[serde(skip)]
     interrupt: Option<&'static std::sync::atomic::AtomicBool>,
     /// [`World::prepare`] has placed everything at the start time since the loop was last
     /// (re)built; the next advance does not do it again.

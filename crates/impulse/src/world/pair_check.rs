@@ -15,6 +15,7 @@ use crate::collision::{
 
 /// The narrow phase's state between checks.
 #[derive(Default)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct PairChecks {
     pub(super) caches: FastMap<Pair, PairCache>,
     /// Each pair's closest contact when last measured, and the instant it was measured at.

@@ -14,6 +14,7 @@ use crate::response::cascade::{WedgeSeries, extrapolate};
 use crate::response::{Microcollisions, ResponseKind, respond};
 
 /// Who was hit at the current instant, for cascades.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Responses {
     /// Per collider, when it last took an impulse (dynamic colliders only).
     pub(super) hit_at: Vec<f64>,

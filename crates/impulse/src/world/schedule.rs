@@ -7,6 +7,7 @@ use crate::collision::broad::{FastMap, FastSet, Pair};
 use crate::collision::heap::EventHeap;
 
 /// When each pair is next checked, and what decides it.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Schedule {
     pub(super) heap: EventHeap<Event>,
     /// The heap pairs of each collider.
@@ -178,6 +179,7 @@ pub(super) const ALLOWANCE_DISTANCE: f64 = 2.0;
 /// The motion an allowance is measured from: a free body's motion at the time its pair's check
 /// was set.
 #[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct AllowanceBase {
     pub(super) time: f64,
     pub(super) motion: FreeMotion,

@@ -18,6 +18,7 @@ use crate::geometry::Aabb;
 type Cell = (i32, [i64; 3]);
 
 #[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Entry {
     aabb: Aabb,
     level: i32,
@@ -27,6 +28,7 @@ struct Entry {
 
 /// Mirtich's hierarchical spatial hash.
 #[derive(Clone, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct HierarchicalHash {
     entries: Vec<Option<Entry>>,
     buckets: FastMap<Cell, Vec<u32>>,

@@ -143,6 +143,53 @@ pub trait BroadPhase {
     fn overlapping_pairs(&self) -> Vec<Pair>;
 }
 
+/// One of the broad phases, by value: the world keeps its own as this, so that a checkpoint
+/// can save it (a boxed trait object could not be read back).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub enum AnyBroadPhase {
+    /// [`HierarchicalHash`].
+    Hash(HierarchicalHash),
+    /// [`SweepAndPrune`].
+    SweepAndPrune(SweepAndPrune),
+}
+
+impl AnyBroadPhase {
+    fn inner(&self) -> &dyn BroadPhase {
+        match self {
+            Self::Hash(b) => b,
+            Self::SweepAndPrune(b) => b,
+        }
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn BroadPhase {
+        match self {
+            Self::Hash(b) => b,
+            Self::SweepAndPrune(b) => b,
+        }
+    }
+}
+
+impl BroadPhase for AnyBroadPhase {
+    fn set(&mut self, id: usize, aabb: Aabb) {
+        self.inner_mut().set(id, aabb);
+    }
+    fn remove(&mut self, id: usize) {
+        self.inner_mut().remove(id);
+    }
+    fn update(&mut self) -> Changes {
+        self.inner_mut().update()
+    }
+    fn is_candidate(&self, pair: Pair) -> bool {
+        self.inner().is_candidate(pair)
+    }
+    fn candidates(&self) -> Vec<Pair> {
+        self.inner().candidates()
+    }
+    fn overlapping_pairs(&self) -> Vec<Pair> {
+        self.inner().overlapping_pairs()
+    }
+}
+
 #[cfg(any(test, feature = "internals"))]
 /// Every overlapping pair by testing all of them: the reference the others must match.
 pub fn brute_force(boxes: &[Option<Aabb>]) -> Vec<Pair> {

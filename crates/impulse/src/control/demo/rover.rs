@@ -6,6 +6,7 @@ use crate::multibody::{Commands, Controller, Multibody, Observations, Tree};
 
 /// The rover's modes (Fig. 7.26).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum RoverMode {
     /// Drive at the prey, steering by its bearing.
     Forward,
@@ -26,6 +27,7 @@ pub enum RoverMode {
 /// Angles in the rules are degrees, as in the thesis's code; lengths and speeds in the
 /// scene's units (the thesis's constants are in cm).
 #[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Rover {
     /// Left and right wheel joints (revolute, positive rate rolls forward).
     pub left_wheels: Vec<String>,
@@ -72,6 +74,7 @@ pub struct Rover {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 struct RoverIndices {
     left: Vec<usize>,
     right: Vec<usize>,
