@@ -145,9 +145,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         frame_rate: fps.unwrap_or(scene.output_rate),
     };
     options.check()?;
+    // Ctrl-C and SIGTERM also stop a long stretch between two frames (issue 42); set before
+    // a restore, which hands the flag to the restored world.
+    scene.world.set_interrupt(&STOP);
     if let Some(checkpoint) = &resume {
         // The run's own name for its scene file, as its summary gives it.
         scene.path = PathBuf::from(&checkpoint.scene_file);
+        // The world at the checkpoint, before any output file is touched.
+        crate::checkpoint::restore(checkpoint, &mut scene.world)?;
     }
     let stem = scene_path
         .file_stem()
@@ -246,12 +251,6 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         };
         crate::checkpoint::save(&out, &checkpoint)
     };
-    // Ctrl-C and SIGTERM also stop a long stretch between two frames (issue 42); set before
-    // a restore, which hands the flag to the restored world.
-    scene.world.set_interrupt(&STOP);
-    if let Some(checkpoint) = &resume {
-        crate::checkpoint::restore(checkpoint, &mut scene.world)?;
-    }
     let mut resumed = |_: &impulse::World| match &resume {
         Some(checkpoint) => {
             let mut files = vec![(trajectory_path.clone(), checkpoint.trajectory_bytes)];

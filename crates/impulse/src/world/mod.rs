@@ -87,6 +87,9 @@ pub struct Interpenetration {
 }
 
 /// A rigid-body world.
+///
+/// Its serde form is a checkpoint's state, without the geometry: read it back with
+/// [`World::restore_state`] into a world of the same scene.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct World {
     settings: WorldSettings,
