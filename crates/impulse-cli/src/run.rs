@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 use impulse::run::checkpoint::{Checkpoint, Checkpointing, WorldRecord};
-use impulse::world::Energy;
 use impulse::run::events::EventWriter;
 use impulse::run::shapes::ShapesFile;
 use impulse::run::trajectory::TrajectoryWriter;
 use impulse::run::{Recorders, run_checkpointed};
 use impulse::scene::{self, RunOptions, Scene, SceneError};
+use impulse::world::Energy;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::summary::{Census, RunReport, counters, drivers};

@@ -13,21 +13,30 @@ use impulse::World;
 use impulse::scene;
 
 fn scene_text(file: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"))
 }
 
 /// The world of scene `file` whose text is `text` (read from the scenes' own directory, so
 /// that mesh paths resolve).
 fn world_of(file: &str, text: &str) -> World {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(file);
     scene::parse(&path, text)
         .unwrap_or_else(|e| panic!("{file}: {e}"))
         .world
 }
 
 /// Advances `world` through the frames `from + k · step` up to `to`, returning its events.
-fn advance(world: &mut World, from: f64, to: f64, step: f64) -> Vec<impulse::world::CollisionEvent> {
+fn advance(
+    world: &mut World,
+    from: f64,
+    to: f64,
+    step: f64,
+) -> Vec<impulse::world::CollisionEvent> {
     let mut events = Vec::new();
     let mut k = 1;
     loop {
@@ -52,7 +61,9 @@ fn restored_world_continues_identically(file: &str, text: &str, checkpoint: f64,
     let saved = original.save_state().expect("the state encodes");
 
     let mut restored = world_of(file, text);
-    restored.restore_state(&saved).expect("the state fits its scene");
+    restored
+        .restore_state(&saved)
+        .expect("the state fits its scene");
     assert_eq!(restored.time(), checkpoint, "{file}: restored time");
     assert!(
         restored.save_state().unwrap() == saved,

@@ -57,6 +57,7 @@ impl Closest {
 #[derive(Clone, Debug, Default)]
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct PairCache {
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     parts: FastMap<(usize, usize), PartCache>,
     /// The closest pair of parts last time: examined first, so that the walk over the
     /// bounding-sphere trees can skip the most from the start.

@@ -13,8 +13,7 @@ use super::{
 };
 
 /// A rigid body.
-#[derive(Clone, Debug)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RigidBody {
     name: String,
     /// (Geometry: a checkpoint takes it from the scene, see `World::restore_state`.)

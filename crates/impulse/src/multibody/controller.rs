@@ -22,8 +22,7 @@ use crate::math::{Pose, Vec3};
 
 /// How a multibody looked at one of its controller updates: its base (first) link's model
 /// pose, centre-of-mass velocity and angular velocity, world frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Observation {
     /// When it was taken (−∞ for the state the multibody was added with).
     pub time: f64,
@@ -40,8 +39,7 @@ pub struct Observation {
 /// at `t` reads the latest observation taken strictly before `t`. Reading only the past makes
 /// the result independent of the order in which multibodies reach `t` (one period of delay
 /// between controllers of the same rate, as between real sampled controllers).
-#[derive(Clone, Debug, Default)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Observations {
     records: BTreeMap<String, VecDeque<Observation>>,
 }
@@ -86,8 +84,7 @@ impl Observations {
 }
 
 /// What a controller outputs, held until its next update.
-#[derive(Clone, Debug, PartialEq)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Commands {
     /// Joint forces and link wrenches.
     pub forces: AppliedForces,

@@ -30,8 +30,9 @@ use crate::integrate::{AdaptiveRk, IntegrationError, OdeSystem, StepInterpolant,
 use crate::math::{Mat3, Pose, Quat, Vec3, pose};
 
 /// Index of a multibody in its world.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct MultibodyId(pub usize);
 
 /// The equations of motion of a multibody as an ODE: state `[q; v]`, `q̇` from the joint
@@ -105,8 +106,7 @@ impl fmt::Display for MultibodyError {
 impl std::error::Error for MultibodyError {}
 
 /// A controller with its schedule and held output.
-#[derive(Clone, Debug)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Scheduled {
     /// (A checkpoint saves its state, see [`super::controller::saved`].)
     #[serde(with = "super::controller::saved")]
@@ -125,8 +125,7 @@ impl Scheduled {
 }
 
 /// An articulated multibody in reduced coordinates.
-#[derive(Clone, Debug)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Multibody {
     name: String,
     /// (Links and their geometry: a checkpoint takes them from the scene, see

@@ -250,8 +250,7 @@ pub struct Tree {
 }
 
 /// Applied forces on a multibody: generalized joint forces and per-link world wrenches.
-#[derive(Clone, Debug, PartialEq)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AppliedForces {
     /// Joint forces/torques `Q`, one per velocity coordinate.
     pub joint: Vec<f64>,
@@ -293,8 +292,7 @@ impl AppliedForces {
 }
 
 /// Per-link scratch space for the recursive algorithms.
-#[derive(Clone, Debug)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Workspace {
     /// `ⁱX_λ(i)`.
     pub x_parent: Vec<Transform>,

@@ -132,9 +132,7 @@ pub fn run_checkpointed<W: Write, E: Write>(
         .check()
         .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
     let started = Instant::now();
-    let initial_energy = checkpoints
-        .initial_energy
-        .unwrap_or_else(|| world.energy());
+    let initial_energy = checkpoints.initial_energy.unwrap_or_else(|| world.energy());
     // The events this call processes (a resumed run: only those after its checkpoint).
     let heap_events_before = world.counters().heap_events;
     let mut error = None;

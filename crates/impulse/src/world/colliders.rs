@@ -626,8 +626,7 @@ impl Colliders {
 
 /// A free body's velocity, acceleration and angular-speed bound, as an allowance compares them
 /// with the motion its pair's check assumed.
-#[derive(Clone, Copy, Debug)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct FreeMotion {
     pub velocity: Vec3,
     pub acceleration: Vec3,

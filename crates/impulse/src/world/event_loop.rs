@@ -36,8 +36,9 @@ use crate::collision::broad::{
 use crate::collision::heap::EventHeap;
 
 /// Heap events. At equal times box refreshes come first, then multibody horizons, then pairs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub(super) enum Event {
     BoxRefresh,
     /// The end of a multibody's motion envelope.

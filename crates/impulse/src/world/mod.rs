@@ -51,8 +51,9 @@ use crate::multibody::{BodyLookup, Multibody, MultibodyDesc, MultibodyId, Observ
 use crate::response::ResponseKind;
 
 /// Something that collides: a rigid body, or a link of a multibody.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Collider {
     /// A rigid body.
     Body(BodyId),
@@ -95,6 +96,7 @@ pub struct World {
     settings: WorldSettings,
     time: f64,
     bodies: Vec<RigidBody>,
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     names: HashMap<String, BodyId>,
     /// Friction and restitution for particular pairs of bodies (ordered ids).
     pair_materials: BTreeMap<(BodyId, BodyId), Material>,

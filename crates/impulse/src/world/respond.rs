@@ -23,6 +23,7 @@ pub(super) struct Responses {
     /// Responses at the current instant, to stop a cascade that would never end.
     pub(super) instant: (f64, u64),
     /// Per pair in an inelastic sweep at the current instant: its normal impulses so far.
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     pub(super) wedges: FastMap<Pair, WedgeSeries>,
 }
 

@@ -91,8 +91,7 @@ impl World {
             let built = Colliders::new(&saved.bodies, &saved.multibodies);
             let table = &mut saved.collisions.colliders;
             let reach_bits = |r: &[f64]| r.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            if built.len() != table.len() || reach_bits(&built.reach) != reach_bits(&table.reach)
-            {
+            if built.len() != table.len() || reach_bits(&built.reach) != reach_bits(&table.reach) {
                 return Err(
                     "the colliders' sizes differ from the checkpoint's (a mesh file changed \
                      since?)"

@@ -31,7 +31,9 @@ struct Entry {
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct HierarchicalHash {
     entries: Vec<Option<Entry>>,
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     buckets: FastMap<Cell, Vec<u32>>,
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     counters: FastMap<Pair, u32>,
     /// How many boxes sit at each level.
     levels: BTreeMap<i32, usize>,

@@ -35,6 +35,7 @@ pub struct SweepAndPrune {
     pending_removals: Vec<usize>,
     /// Boxes inserted since the last update.
     inserted: usize,
+    #[serde(serialize_with = "crate::collision::broad::sorted::set")]
     pairs: FastSet<Pair>,
     /// Candidate-state changes during the current update.
     log: Vec<(Pair, bool)>,
