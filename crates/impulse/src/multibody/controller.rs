@@ -176,6 +176,8 @@ impl Controller for Saved {
 pub(crate) mod saved {
     use super::{Controller, Saved};
 
+    // `serde(with)` hands the field itself: a `&Box`.
+    #[allow(clippy::borrowed_box)]
     pub(crate) fn serialize<S: serde::Serializer>(
         controller: &Box<dyn Controller>,
         serializer: S,
