@@ -11,7 +11,8 @@ use impulse::run::checkpoint::{Checkpoint, WorldRecord, fnv1a64};
 /// The checkpoint's name in the output directory.
 pub const CHECKPOINT_FILE: &str = "checkpoint.bin";
 
-/// Largest checkpoint read (its world record grows with the bodies: a few hundred bytes each).
+/// Largest checkpoint read (its world state grows with the bodies and their contacts: about a
+/// kilobyte per body, more for multibodies).
 const MAX_CHECKPOINT_BYTES: u64 = 1 << 30;
 
 /// Reads a checkpoint file, with errors naming it.
@@ -73,7 +74,7 @@ pub fn save(out: &Path, checkpoint: &Checkpoint) -> std::io::Result<()> {
 }
 
 /// Opens an output file of the run being resumed for appending, checking it holds at least
-/// the `bytes` the checkpoint counted (it is cut back to them once the replay has matched).
+/// the `bytes` the checkpoint counted (it is cut back to them once the state is restored).
 pub fn reopen(path: &Path, bytes: u64) -> Result<BufWriter<File>, String> {
     let found = std::fs::metadata(path)
         .map_err(|e| format!("cannot resume: {}: {e}", path.display()))?
@@ -92,24 +93,30 @@ pub fn reopen(path: &Path, bytes: u64) -> Result<BufWriter<File>, String> {
         .map_err(|e| format!("cannot resume: {}: {e}", path.display()))
 }
 
-/// The check a resumed run makes once its replay reached the checkpoint: the world must be
-/// the recorded one, bit for bit; then the output files are cut back to where the checkpoint
-/// found them (appends continue from there).
-pub fn replayed(
-    checkpoint: &Checkpoint,
-    world: &World,
-    files: &[(PathBuf, u64)],
-) -> std::io::Result<()> {
-    let replayed = WorldRecord::of(world);
-    if !checkpoint.state.same_bits(&replayed) {
-        return Err(std::io::Error::other(format!(
-            "the replay of the scene to t = {} does not reproduce the checkpoint's state \
-             ({} differs): the scene's other files (meshes) or this impulse build differ \
-             from the checkpointed run's; the output files were left as they were",
+/// Reads the checkpoint's world state into `world` (built from the checkpoint's scene), and
+/// checks the restored world against the checkpoint's record of it, bit for bit.
+pub fn restore(checkpoint: &Checkpoint, world: &mut World) -> Result<(), String> {
+    world.restore_state(&checkpoint.world).map_err(|e| {
+        format!(
+            "cannot resume: the checkpoint's state does not fit its scene: {e}; the output \
+             files were left as they were"
+        )
+    })?;
+    let restored = WorldRecord::of(world);
+    if !checkpoint.state.same_bits(&restored) {
+        return Err(format!(
+            "cannot resume: the world restored from the checkpoint is not the one it recorded \
+             at t = {} ({} differs); the output files were left as they were",
             checkpoint.time,
-            checkpoint.state.first_difference(&replayed)
-        )));
+            checkpoint.state.first_difference(&restored)
+        ));
     }
+    Ok(())
+}
+
+/// What a resumed run does before it continues: the output files are cut back to where the
+/// checkpoint found them (appends continue from there).
+pub fn resumed(files: &[(PathBuf, u64)]) -> std::io::Result<()> {
     for (path, bytes) in files {
         OpenOptions::new()
             .write(true)

@@ -15,6 +15,7 @@ use impulse::run::shapes::ShapesFile;
 use impulse::run::trajectory::TrajectoryWriter;
 use impulse::run::{Recorders, run_checkpointed};
 use impulse::scene::{self, RunOptions, Scene, SceneError};
+use impulse::world::Energy;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::summary::{Census, RunReport, counters, drivers};
@@ -144,9 +145,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         frame_rate: fps.unwrap_or(scene.output_rate),
     };
     options.check()?;
+    // Ctrl-C and SIGTERM also stop a long stretch between two frames (issue 42); set before
+    // a restore, which hands the flag to the restored world.
+    scene.world.set_interrupt(&STOP);
     if let Some(checkpoint) = &resume {
         // The run's own name for its scene file, as its summary gives it.
         scene.path = PathBuf::from(&checkpoint.scene_file);
+        // The world at the checkpoint, before any output file is touched.
+        crate::checkpoint::restore(checkpoint, &mut scene.world)?;
     }
     let stem = scene_path
         .file_stem()
@@ -217,8 +223,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
     let scene_hash = crate::checkpoint::scene_hash(&scene_path)?;
     let scene_abs =
         std::fs::canonicalize(&scene_path).map_err(|e| format!("{}: {e}", scene_path.display()))?;
-    let mut save = |k: usize, world: &impulse::World, counts: (u64, u64)| {
+    let mut save = |k: usize, world: &impulse::World, counts: (u64, u64), energy: Energy| {
         let bytes = |path: &Path| std::fs::metadata(path).map(|m| m.len());
+        let state = world.save_state().map_err(std::io::Error::other)?;
         let checkpoint = Checkpoint {
             scene_file: scene.path.display().to_string(),
             scene_path: scene_abs.display().to_string(),
@@ -238,28 +245,32 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             },
             event_rows: events_written.get(),
             event_counts: counts,
+            initial_energy: [energy.kinetic, energy.potential],
+            world: state,
             state: WorldRecord::of(world),
         };
         crate::checkpoint::save(&out, &checkpoint)
     };
-    let mut replayed = |world: &impulse::World| match &resume {
+    let mut resumed = |_: &impulse::World| match &resume {
         Some(checkpoint) => {
             let mut files = vec![(trajectory_path.clone(), checkpoint.trajectory_bytes)];
             if events_kind != Events::None {
                 files.push((events_path.clone(), checkpoint.events_bytes));
             }
-            crate::checkpoint::replayed(checkpoint, world, &files)
+            crate::checkpoint::resumed(&files)
         }
         None => Ok(()),
     };
     let mut checkpoints = Checkpointing {
         resume_after: resume.as_ref().map(|c| c.frame as usize),
+        initial_energy: resume.as_ref().map(|c| Energy {
+            kinetic: c.initial_energy[0],
+            potential: c.initial_energy[1],
+        }),
         every,
-        replayed: &mut replayed,
+        resumed: &mut resumed,
         save: &mut save,
     };
-    // Ctrl-C and SIGTERM also stop a long stretch between two frames (issue 42).
-    scene.world.set_interrupt(&STOP);
     let file_name = scene.path.display().to_string();
     let outcome = run_checkpointed(
         &scene.name,
@@ -306,6 +317,13 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         if args.verbose {
             print!("{}", counters(summary));
         }
+    }
+    if let (Some(checkpoint), false) = (&resume, args.quiet) {
+        eprintln!(
+            "resumed at t = {} (frame {}) from the checkpoint's saved state: {} heap events \
+             simulated after it",
+            checkpoint.time, checkpoint.frame, outcome.heap_events_run
+        );
     }
     if summary.status == "interrupted" {
         eprintln!(

@@ -1,6 +1,8 @@
 //! `impulse run --checkpoint-every T` and `impulse run --resume FILE` (issue 42): a resumed
-//! run's outputs are byte-identical to a run never stopped, and a checkpoint of another
-//! format version, of another scene, truncated or corrupt is refused with a clear error.
+//! run continues from the world state the checkpoint saved (format version 2), simulating
+//! only what comes after it, and its outputs are byte-identical to a run never stopped; a
+//! checkpoint of another format version, of another scene, truncated or corrupt is refused
+//! with a clear error.
 
 mod common;
 
@@ -91,9 +93,52 @@ fn round_trip(name: &str, scene: &str, duration: &str, every: &str, extra: &[&st
     }
     std::fs::remove_file(parts.join("summary.json")).unwrap();
 
-    succeeds(&["run", "--resume", file.to_str().unwrap(), "--quiet"]);
+    let resumed = impulse(&["run", "--resume", file.to_str().unwrap()]);
+    assert!(
+        resumed.status.success(),
+        "{name}: the resume failed: {}",
+        text(&resumed.stderr)
+    );
     assert_same_outputs(&whole, &parts, &format!("{name} resumed"));
+
+    // No replay: the resumed process simulated exactly the heap events the uninterrupted run
+    // took after the checkpoint's frame (its total less the count the checkpoint recorded),
+    // where a replay from t = 0 would count them all.
+    let total = heap_events(&whole);
+    let at_checkpoint = checkpoint
+        .state
+        .counters
+        .iter()
+        .find(|(k, _)| k == "heap_events")
+        .map(|(_, v)| *v)
+        .expect("the checkpoint records heap_events");
+    assert!(
+        at_checkpoint > 0 && at_checkpoint < total,
+        "{name}: {at_checkpoint} of {total}"
+    );
+    let stderr = text(&resumed.stderr);
+    let simulated: u64 = stderr
+        .split(" heap events simulated after it")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{name}: no count of heap events in: {stderr}"));
+    assert_eq!(
+        simulated,
+        total - at_checkpoint,
+        "{name}: heap events the resumed run simulated"
+    );
     checkpoint
+}
+
+/// The `heap_events` counter of the run in `dir`.
+fn heap_events(dir: &Path) -> u64 {
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
+            .expect("summary.json parses");
+    summary["counters"]["heap_events"]
+        .as_u64()
+        .expect("summary.json has counters.heap_events")
 }
 
 #[test]
@@ -147,6 +192,34 @@ fn resumed_constraint_stack_of_five_is_byte_identical_to_an_uninterrupted_run() 
         "0.1",
         &[],
     );
+}
+
+#[test]
+fn resumed_penalty_stack_of_five_is_byte_identical_to_an_uninterrupted_run() {
+    round_trip(
+        "penalty_stack_of_five",
+        "scenes/penalty/stack_of_five.toml",
+        "0.3",
+        "0.1",
+        &[],
+    );
+}
+
+#[test]
+fn resumed_penalty_block_on_ramp_is_byte_identical_to_an_uninterrupted_run() {
+    round_trip(
+        "penalty_block_on_ramp",
+        "scenes/penalty/block_on_ramp.toml",
+        "0.5",
+        "0.2",
+        &[],
+    );
+}
+
+#[test]
+fn resumed_rover_hunting_with_its_controllers_is_byte_identical() {
+    // Controllers with modes, decisions and kill counts (their state is saved whole).
+    round_trip("rover", "scenes/hybrid/rover.toml", "1.0", "0.4", &[]);
 }
 
 #[test]
@@ -240,11 +313,18 @@ fn a_checkpoint_of_another_format_version_is_refused() {
     let file = out.join("checkpoint.bin");
     let mut bytes = std::fs::read(&file).unwrap();
     // The version is the little-endian u32 after the 8 magic bytes.
-    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
-    std::fs::write(&file, bytes).unwrap();
+    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+    std::fs::write(&file, &bytes).unwrap();
     assert_refused(
         &file,
-        "checkpoint format version 2, but this impulse reads version 1",
+        "checkpoint format version 3, but this impulse reads version 2",
+    );
+    // Version 1 saved no world state (a resume replayed the run): refused as older.
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    std::fs::write(&file, &bytes).unwrap();
+    assert_refused(
+        &file,
+        "checkpoint format version 1, made by an older version of impulse",
     );
 }
 
@@ -288,7 +368,7 @@ fn a_corrupt_checkpoint_is_refused() {
 }
 
 #[test]
-fn a_checkpoint_whose_state_the_replay_does_not_reach_is_refused_and_the_outputs_kept() {
+fn a_checkpoint_whose_record_disagrees_with_its_state_is_refused_and_the_outputs_kept() {
     let out = dominos_checkpoint("checkpoint_state", "scenes/impulse/dominos.toml");
     let file = out.join("checkpoint.bin");
     let mut checkpoint = Checkpoint::from_bytes(&std::fs::read(&file).unwrap()).unwrap();
@@ -297,10 +377,42 @@ fn a_checkpoint_whose_state_the_replay_does_not_reach_is_refused_and_the_outputs
     *z = f64::from_bits(z.to_bits() + 1);
     std::fs::write(&file, checkpoint.to_bytes()).unwrap();
     let trajectory = std::fs::read(out.join("trajectory.csv")).unwrap();
-    assert_refused(&file, "does not reproduce the checkpoint's state");
+    assert_refused(&file, "is not the one it recorded");
     assert_eq!(
         std::fs::read(out.join("trajectory.csv")).unwrap(),
         trajectory,
         "a refused resume leaves the outputs as they were"
     );
+}
+
+#[test]
+fn a_checkpoint_whose_state_does_not_decode_is_refused_and_the_outputs_kept() {
+    let out = dominos_checkpoint("checkpoint_bad_state", "scenes/impulse/dominos.toml");
+    let file = out.join("checkpoint.bin");
+    let mut checkpoint = Checkpoint::from_bytes(&std::fs::read(&file).unwrap()).unwrap();
+    // A well-formed checkpoint (its hash is recomputed) whose world state is cut short.
+    let half = checkpoint.world.len() / 2;
+    checkpoint.world.truncate(half);
+    std::fs::write(&file, checkpoint.to_bytes()).unwrap();
+    let trajectory = std::fs::read(out.join("trajectory.csv")).unwrap();
+    assert_refused(&file, "the world's state does not decode");
+    assert_eq!(
+        std::fs::read(out.join("trajectory.csv")).unwrap(),
+        trajectory,
+        "a refused resume leaves the outputs as they were"
+    );
+}
+
+#[test]
+fn a_checkpoint_of_another_scene_with_the_same_text_hash_is_refused_by_its_state() {
+    // The dominos' state read into the part sorter's world (its scene path swapped, its
+    // text hash forged): the bodies differ, and the restore says so.
+    let out = dominos_checkpoint("checkpoint_other_world", "scenes/impulse/dominos.toml");
+    let file = out.join("checkpoint.bin");
+    let mut checkpoint = Checkpoint::from_bytes(&std::fs::read(&file).unwrap()).unwrap();
+    let other = repo().join("scenes/hybrid/part_sorter.toml");
+    checkpoint.scene_path = other.canonicalize().unwrap().display().to_string();
+    checkpoint.scene_hash = impulse::run::checkpoint::fnv1a64(&std::fs::read(&other).unwrap());
+    std::fs::write(&file, checkpoint.to_bytes()).unwrap();
+    assert_refused(&file, "the checkpoint's state does not fit its scene");
 }

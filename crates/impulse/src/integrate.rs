@@ -29,6 +29,7 @@ pub trait OdeSystem {
 
 /// Error-control settings of the adaptive integrator.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Tolerance {
     /// Relative error allowed per step.
     pub relative: f64,
@@ -170,6 +171,7 @@ const LOG_MIN_ERROR: f64 = -9.210340371976182;
 
 /// The continuous output of one accepted step, over `[start, end]`.
 #[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct StepInterpolant {
     start: f64,
     step: f64,
@@ -236,6 +238,7 @@ fn interpolate_component(dense: &[f64], n: usize, i: usize, theta: f64) -> f64 {
 /// An adaptive Dormand–Prince 5(4) integrator positioned at the end of its last accepted step,
 /// able to interpolate anywhere inside that step.
 #[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct AdaptiveRk {
     tolerance: Tolerance,
     n: usize,

@@ -142,6 +142,7 @@ pub(crate) fn free_angular_speed(body: &RigidBody) -> f64 {
 /// symmetric top), so a rolling wheel or coin gets a turning bound of its wobble alone (see
 /// `body_motion_bound`).
 #[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Symmetry {
     /// The axis, in the body (principal) frame.
     axis: Vec3,

@@ -15,9 +15,15 @@ use std::hash::Hash;
 /// heap, so that moving entries while sifting costs no hashing (only `set` of a new key and
 /// `remove` touch the key → slot map).
 #[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(bound(
+    serialize = "K: serde::Serialize + Ord + Eq + Hash",
+    deserialize = "K: serde::Deserialize<'de> + Eq + Hash"
+))]
 pub struct EventHeap<K> {
     /// `(time, key, slot)`, in heap order.
     entries: Vec<(f64, K, u32)>,
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     slot_of: FastMap<K, u32>,
     /// Position in `entries` of each slot's entry.
     position: Vec<usize>,

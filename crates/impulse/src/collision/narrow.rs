@@ -25,6 +25,7 @@ use crate::math::{Point, Pose, Vec3};
 
 /// The closest points of two bodies.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Closest {
     /// Signed distance: positive apart, negative overlapping (minus the penetration depth).
     pub distance: f64,
@@ -54,7 +55,9 @@ impl Closest {
 
 /// Per-body-pair memory of the last query, for coherence.
 #[derive(Clone, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct PairCache {
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     parts: FastMap<(usize, usize), PartCache>,
     /// The closest pair of parts last time: examined first, so that the walk over the
     /// bounding-sphere trees can skip the most from the start.
@@ -62,6 +65,7 @@ pub struct PairCache {
 }
 
 #[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
 enum PartCache {
     Features((Feature, Feature)),
     Direction(Vec3),
@@ -69,6 +73,7 @@ enum PartCache {
 
 /// Work done by narrow-phase queries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct NarrowStats {
     /// Convex part pairs examined.
     pub part_queries: u64,

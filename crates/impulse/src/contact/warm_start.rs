@@ -6,6 +6,7 @@ use crate::math::{Point, Vec3};
 /// pair's first collider), to start the next solve from: a resting pile takes much the same
 /// impulses hop after hop, and its sweeps then settle sooner.
 #[derive(Clone, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct WarmStart {
     pub(crate) time: f64,
     pub(crate) points: Vec<(Point, Vec3)>,

@@ -7,7 +7,7 @@ use crate::multibody::{Commands, Controller, Multibody, Observations, Tree};
 /// `Q = −k_p (q − q_des) − k_v (q̇ − q̇_des) − k_i Σ (q − q_des) Δt`, clamped to `±max_force`.
 /// With `k_i = 0` it is the PD controller of §5.4.1, whose static error under a load `F` is
 /// `F / k_p` (V23).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JointPid {
     /// The controlled coordinate.
     pub target: JointTarget,

@@ -5,7 +5,7 @@ use crate::math::{Quat, Vec3};
 use crate::multibody::{Commands, Controller, Multibody, Observations, Tree};
 
 /// A goal pose of a [`PosePd`]: where the link's model frame should be.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PoseGoal {
     /// Position of the model frame's origin.
     pub position: Vec3,
@@ -15,7 +15,7 @@ pub struct PoseGoal {
 
 /// When a [`PosePd`] moves on to its next goal: within `distance` and `angle` (radians) of the
 /// current one, moving slower than `speed` and turning slower than `angular_speed`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Arrival {
     pub distance: f64,
     pub angle: f64,
@@ -32,7 +32,7 @@ pub struct Arrival {
 /// link as last observed (chairs placed about a moving table); the vertical (along gravity)
 /// part of the force may be left out, for a body that should slide rather than fly; and the
 /// orientation law keeps the body upright.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PosePd {
     /// Link name.
     pub link: String,

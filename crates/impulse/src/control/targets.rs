@@ -5,7 +5,7 @@ use crate::math::{Pose, Vec3};
 use crate::multibody::{Observations, Tree};
 
 /// Where a joint controller acts: a joint by name and one of its scalar coordinates.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JointTarget {
     /// Joint name.
     pub joint: String,

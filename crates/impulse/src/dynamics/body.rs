@@ -13,9 +13,11 @@ use super::{
 };
 
 /// A rigid body.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RigidBody {
     name: String,
+    /// (Geometry: a checkpoint takes it from the scene, see `World::restore_state`.)
+    #[serde(skip)]
     shapes: Vec<PlacedShape>,
     /// Mass properties in the model frame (zero mass for fixed/kinematic bodies made of a
     /// half-space).
@@ -182,6 +184,12 @@ impl RigidBody {
     /// Shapes in the model frame.
     pub fn shapes(&self) -> &[PlacedShape] {
         &self.shapes
+    }
+
+    /// Takes the shapes of `built`, the same body built from the scene, which a checkpoint
+    /// does not hold (see `World::restore_state`).
+    pub(crate) fn adopt_shapes(&mut self, built: &RigidBody) {
+        self.shapes = built.shapes.clone();
     }
 
     /// How the body moves.

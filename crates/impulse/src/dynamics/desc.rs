@@ -11,7 +11,7 @@ use super::PrescribedMotion;
 use super::{Material, MaterialError};
 
 /// How a body moves.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub enum MotionType {
     /// Moves under gravity, applied forces and (later) collisions.
     #[default]

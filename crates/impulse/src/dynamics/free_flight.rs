@@ -28,7 +28,7 @@ use super::BodyState;
 
 /// Euler's equations plus quaternion kinematics; state `[q_w, q_x, q_y, q_z, ω_x, ω_y, ω_z]` with
 /// ω in the principal body frame.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EulerRotation {
     /// Principal moments of inertia.
     pub inertia: Vec3,
@@ -77,7 +77,7 @@ impl OdeSystem for EulerRotation {
 }
 
 /// How the orientation evolves during a flight.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 enum Rotation {
     /// A torque-free symmetric top, in closed form (see the module comment):
     /// `q(τ) = exp(Ω τ) q₀ exp(ψ̇ e_s τ)`. With three equal moments `ψ̇ = 0` and `Ω = ω`.
@@ -114,7 +114,7 @@ fn symmetry_axis(inertia: &Vec3) -> Option<(usize, f64)> {
 }
 
 /// The free flight of one body from a start time and state.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FreeFlight {
     start_time: f64,
     start_position: Vec3,

@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// Friction and restitution of a surface.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Material {
     /// Coulomb friction coefficient μ ≥ 0.
     pub friction: f64,

@@ -27,11 +27,13 @@ pub use prescribed::{Oscillation, PrescribedMotion};
 use crate::math::{Pose, Quat, Vec3, is_finite_vec, pose};
 
 /// Index of a body in its world.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct BodyId(pub usize);
 
 /// The instantaneous state of a rigid body (world frame).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BodyState {
     /// Position of the centre of mass.
     pub position: Vec3,

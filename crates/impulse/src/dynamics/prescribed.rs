@@ -7,7 +7,7 @@ use std::f64::consts::TAU;
 use crate::math::{Pose, Quat, Vec3, pose};
 
 /// A sinusoidal translation `A sin(2π f t + φ)`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Oscillation {
     /// Displacement amplitude (a vector: the direction and size of the swing).
     pub amplitude: Vec3,
@@ -23,7 +23,7 @@ pub struct Oscillation {
 ///
 /// Two oscillations of equal amplitude along x and y, a quarter period apart, make the thesis's
 /// cycler (a circular translation without rotation).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PrescribedMotion {
     /// Constant linear velocity of the model origin.
     pub velocity: Vec3,

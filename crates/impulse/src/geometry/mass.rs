@@ -332,7 +332,7 @@ fn parallel_axis_term(mass: f64, d: &Vec3) -> Mat3 {
 }
 
 /// Mass, centre of mass and inertia tensor of a solid, expressed in some model frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MassProperties {
     /// Total mass.
     pub mass: f64,

@@ -34,7 +34,7 @@ pub enum Shape {
 }
 
 /// An axis-aligned box.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Aabb {
     /// Smallest corner.
     pub min: Point,

@@ -22,7 +22,7 @@ use crate::math::{Pose, Vec3};
 
 /// How a multibody looked at one of its controller updates: its base (first) link's model
 /// pose, centre-of-mass velocity and angular velocity, world frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Observation {
     /// When it was taken (−∞ for the state the multibody was added with).
     pub time: f64,
@@ -39,7 +39,7 @@ pub struct Observation {
 /// at `t` reads the latest observation taken strictly before `t`. Reading only the past makes
 /// the result independent of the order in which multibodies reach `t` (one period of delay
 /// between controllers of the same rate, as between real sampled controllers).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Observations {
     records: BTreeMap<String, VecDeque<Observation>>,
 }
@@ -84,7 +84,7 @@ impl Observations {
 }
 
 /// What a controller outputs, held until its next update.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Commands {
     /// Joint forces and link wrenches.
     pub forces: AppliedForces,
@@ -121,9 +121,85 @@ impl Clone for Box<dyn Controller> {
     }
 }
 
+/// Saving and restoring a controller whole, for checkpoints (implemented for every
+/// `Controller` that derives serde's `Serialize` and `Deserialize`): what it was configured
+/// with and what it has learnt since (integrals, modes, decisions), as `postcard` bytes.
+pub trait ControllerState {
+    /// The controller's bytes.
+    fn save_state(&self) -> Result<Vec<u8>, String>;
+    /// Becomes the controller `bytes` were saved from (a controller of the same type).
+    fn load_state(&mut self, bytes: &[u8]) -> Result<(), String>;
+}
+
+impl<T: Controller + serde::Serialize + serde::de::DeserializeOwned> ControllerState for T {
+    fn save_state(&self) -> Result<Vec<u8>, String> {
+        postcard::to_stdvec(self).map_err(|e| e.to_string())
+    }
+
+    fn load_state(&mut self, bytes: &[u8]) -> Result<(), String> {
+        *self = postcard::from_bytes(bytes).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+}
+
+/// A controller read back from a checkpoint: its bytes only, until the world it belongs to
+/// gives them to the controller of the same scene (`World::restore_state`), which knows its
+/// type. It never runs.
+#[derive(Clone, Debug)]
+pub(crate) struct Saved(pub(crate) Vec<u8>);
+
+impl ControllerState for Saved {
+    fn save_state(&self) -> Result<Vec<u8>, String> {
+        Ok(self.0.clone())
+    }
+
+    fn load_state(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.0 = bytes.to_vec();
+        Ok(())
+    }
+}
+
+impl Controller for Saved {
+    fn period(&self) -> f64 {
+        f64::NAN
+    }
+
+    fn bind(&mut self, _tree: &Tree) -> Result<(), String> {
+        Err("a controller read from a checkpoint without its scene".to_string())
+    }
+
+    fn update(&mut self, _: f64, _: &Multibody, _: &Observations, _: &mut Commands) {}
+}
+
+/// `serde(with)` for a multibody's boxed controllers: saved as their bytes
+/// ([`ControllerState`]), read back as [`Saved`].
+pub(crate) mod saved {
+    use super::{Controller, Saved};
+
+    // `serde(with)` hands the field itself: a `&Box`.
+    #[allow(clippy::borrowed_box)]
+    pub(crate) fn serialize<S: serde::Serializer>(
+        controller: &Box<dyn Controller>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let bytes = controller
+            .save_state()
+            .map_err(<S::Error as serde::ser::Error>::custom)?;
+        serializer.serialize_bytes(&bytes)
+    }
+
+    pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Box<dyn Controller>, D::Error> {
+        let bytes: Vec<u8> = serde::Deserialize::deserialize(deserializer)?;
+        Ok(Box::new(Saved(bytes)))
+    }
+}
+
 /// A sampled controller of one multibody. Implementors also derive `Clone` (worlds can be
-/// cloned).
-pub trait Controller: fmt::Debug + Send + ControllerClone {
+/// cloned) and serde's `Serialize` and `Deserialize` (checkpoints save them, see
+/// [`ControllerState`]).
+pub trait Controller: fmt::Debug + Send + ControllerClone + ControllerState {
     /// Time between updates.
     fn period(&self) -> f64;
 

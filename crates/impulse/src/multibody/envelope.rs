@@ -6,7 +6,7 @@ use super::tree::Workspace;
 use crate::math::Vec3;
 
 /// Bounds on one link's motion over an interval (world frame).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LinkEnvelope {
     /// Corners of the box holding the centre of mass.
     pub center_min: Vec3,
@@ -19,7 +19,7 @@ pub struct LinkEnvelope {
 }
 
 /// Bounds on every link's motion from `start` to `end`, if nothing (an impulse) interrupts.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MotionEnvelope {
     /// Start of the interval (the multibody's time when the envelope was made).
     pub start: f64,

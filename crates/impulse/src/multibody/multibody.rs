@@ -30,7 +30,9 @@ use crate::integrate::{AdaptiveRk, IntegrationError, OdeSystem, StepInterpolant,
 use crate::math::{Mat3, Pose, Quat, Vec3, pose};
 
 /// Index of a multibody in its world.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct MultibodyId(pub usize);
 
 /// The equations of motion of a multibody as an ODE: state `[q; v]`, `q̇` from the joint
@@ -104,8 +106,10 @@ impl fmt::Display for MultibodyError {
 impl std::error::Error for MultibodyError {}
 
 /// A controller with its schedule and held output.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Scheduled {
+    /// (A checkpoint saves its state, see [`super::controller::saved`].)
+    #[serde(with = "super::controller::saved")]
     controller: Box<dyn Controller>,
     /// Time of update 0.
     start: f64,
@@ -121,9 +125,12 @@ impl Scheduled {
 }
 
 /// An articulated multibody in reduced coordinates.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Multibody {
     name: String,
+    /// (Links and their geometry: a checkpoint takes them from the scene, see
+    /// `World::restore_state`.)
+    #[serde(skip)]
     tree: Tree,
     gravity: Vec3,
     tolerance: Tolerance,
@@ -234,6 +241,33 @@ impl Multibody {
     /// The tree of links and joints.
     pub fn tree(&self) -> &Tree {
         &self.tree
+    }
+
+    /// Takes what a checkpoint does not hold from `built`, the same multibody built from the
+    /// scene: the tree (links, joints, shapes), and its controllers, given their saved state
+    /// (see `World::restore_state`).
+    pub(crate) fn adopt_scene_parts(&mut self, built: &Multibody) -> Result<(), String> {
+        if built.controllers.len() != self.controllers.len() {
+            return Err(format!(
+                "multibody `{}` has {} controllers in the scene, {} in the checkpoint",
+                self.name,
+                built.controllers.len(),
+                self.controllers.len()
+            ));
+        }
+        self.tree = built.tree.clone();
+        for (saved, scene) in self.controllers.iter_mut().zip(&built.controllers) {
+            let bytes = saved.controller.save_state()?;
+            let mut controller = scene.controller.clone();
+            controller.load_state(&bytes).map_err(|e| {
+                format!(
+                    "multibody `{}`: a controller of the checkpoint is not the scene's ({e})",
+                    self.name
+                )
+            })?;
+            saved.controller = controller;
+        }
+        Ok(())
     }
 
     /// Mutable access to the tree (to change passive elements between runs).

@@ -68,7 +68,7 @@ pub fn cross_force(v: &SpatialVec, f: &SpatialVec) -> SpatialVec {
 /// A Plücker coordinate transform `ᴮX_A` from frame A to frame B (Featherstone §2.8):
 /// `ᴮX_A = [[E, 0], [−E r̃, E]]`, where `E` turns A coordinates into B coordinates and `r` is
 /// B's origin relative to A's origin, in A coordinates.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Transform {
     /// `E`: rotation from A coordinates to B coordinates.
     pub rotation: Mat3,

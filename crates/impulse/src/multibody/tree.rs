@@ -241,7 +241,7 @@ impl std::fmt::Display for TreeError {
 impl std::error::Error for TreeError {}
 
 /// A tree of links with its coordinate layout.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Tree {
     links: Vec<Link>,
     children: Vec<Vec<usize>>,
@@ -250,7 +250,7 @@ pub struct Tree {
 }
 
 /// Applied forces on a multibody: generalized joint forces and per-link world wrenches.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AppliedForces {
     /// Joint forces/torques `Q`, one per velocity coordinate.
     pub joint: Vec<f64>,
@@ -292,7 +292,7 @@ impl AppliedForces {
 }
 
 /// Per-link scratch space for the recursive algorithms.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Workspace {
     /// `ⁱX_λ(i)`.
     pub x_parent: Vec<Transform>,

@@ -12,6 +12,7 @@ const MAX_EXTRAPOLATION: f64 = 1000.0;
 /// A pair's normal impulses in a settled sweep at one instant: the last, and its ratio to the
 /// one before.
 #[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct WedgeSeries {
     last: f64,
     ratio: f64,

@@ -27,6 +27,7 @@ pub struct Microcollisions {
 
 /// What kind of impulse a contact received.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum ResponseKind {
     /// An ordinary frictional collision.
     Collision,

@@ -36,6 +36,7 @@ use sliding::SlideEnd;
 
 /// How the normal impulse ends a collision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum RestitutionLaw {
     /// Stronge's energetic law: normal work in restitution is `−e²` that of compression (the
     /// thesis; never gains energy).

@@ -3,17 +3,19 @@
 //! A checkpoint names a point of a run — an output frame — and everything needed to continue
 //! from it with outputs byte-identical to a run never stopped: the scene (its file and a hash
 //! of its text), the run's options, the frame and its time, how far each output file had got
-//! (bytes, frames, event rows), and a [`WorldRecord`] of the world's state at that frame.
+//! (bytes, frames, event rows), the energy at the run's start (for the summary), the world's
+//! whole state at that frame ([`World::save_state`]: bodies and their flights, multibodies
+//! and their integrations and controllers, the event heap, broad phase, closest-feature
+//! caches, contact groups, warm starts, sleep), and a [`WorldRecord`] of that state.
 //!
-//! **How the state is restored.** Format version 1 does not hold the event loop's internals
-//! (the collision heap, the narrow phase's closest-feature caches, warm starts, the broad
-//! phase, constraint groups, multibody integrators and controllers); resuming rebuilds the
-//! world from the scene and replays the run up to the checkpoint's frame without writing
-//! anything. The engine is deterministic, so the replay reaches the very state the run had;
-//! the replayed state is then compared bit for bit with the record, and a difference (another
-//! build, a mesh file changed since) is an error, never a run that continues differently.
-//! Resuming therefore costs the simulated time up to the checkpoint again (the outputs, the
-//! progress and the interruption are what is saved).
+//! **How the state is restored** (format version 2). Resuming builds the world from the scene
+//! (whose text must hash as it did), which lends the geometry the state does not hold, and
+//! reads the saved state into it ([`World::restore_state`]): the run continues from the
+//! checkpoint's frame at once, without simulating anything again. The restored world's
+//! record must equal the saved one bit for bit (a check of the restore itself).
+//!
+//! Version 1 (before the state was saved: a resume replayed the run from the start) is
+//! refused with a message saying so; such a run is run again.
 //!
 //! The file: the 8-byte magic `IMPCKPT\0`, the format version (`u32`, little-endian), the
 //! payload's length (`u64`) and its FNV-1a 64 hash (`u64`), then the payload, [`Checkpoint`]
@@ -21,10 +23,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::world::World;
+use crate::world::{Energy, World};
 
 /// The checkpoint format this build reads and writes.
-pub const CHECKPOINT_VERSION: u32 = 1;
+pub const CHECKPOINT_VERSION: u32 = 2;
 
 /// The first bytes of every checkpoint file.
 const MAGIC: &[u8; 8] = b"IMPCKPT\0";
@@ -63,11 +65,15 @@ pub struct Checkpoint {
     pub event_rows: u64,
     /// Events the run has taken from the world: (collisions, microcollisions).
     pub event_counts: (u64, u64),
-    /// The world at the frame.
+    /// The energy (kinetic, potential) when the run started, which its summary reports.
+    pub initial_energy: [f64; 2],
+    /// The world at the frame, whole ([`World::save_state`]).
+    pub world: Vec<u8>,
+    /// A record of the world at the frame: the restored world's must be the same.
     pub state: WorldRecord,
 }
 
-/// A world's state at one time, as exact bits: what a replay must reproduce.
+/// A world's state at one time, as exact bits: what a restored world must reproduce.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorldRecord {
     /// Simulated time.
@@ -136,7 +142,7 @@ impl WorldRecord {
         }
     }
 
-    /// What differs first between the record and `replayed`, in words.
+    /// What differs first between the record and `replayed` (a restored world's), in words.
     pub fn first_difference(&self, replayed: &Self) -> String {
         if self.time.to_bits() != replayed.time.to_bits() {
             return format!("time {} against {}", self.time, replayed.time);
@@ -199,6 +205,13 @@ impl std::fmt::Display for CheckpointError {
             Self::NotACheckpoint => write!(
                 f,
                 "not an impulse checkpoint (it does not start with the bytes `IMPCKPT`)"
+            ),
+            Self::Version { found } if *found < CHECKPOINT_VERSION => write!(
+                f,
+                "checkpoint format version {found}, made by an older version of impulse \
+                 (which did not save the simulation state); this impulse reads version \
+                 {CHECKPOINT_VERSION} only: rerun the scene, or resume it with the impulse \
+                 that wrote it"
             ),
             Self::Version { found } => write!(
                 f,
@@ -293,21 +306,25 @@ impl Checkpoint {
 
 /// Checkpointing of one run: where it resumes, and when and how it saves.
 pub struct Checkpointing<'a> {
-    /// Replay the run silently up to and including this frame, then continue writing (a
-    /// resumed run); `None` for a fresh run.
+    /// A resumed run: the world given is already at this frame (its state restored from the
+    /// checkpoint), and the run continues after it; `None` for a fresh run.
     pub resume_after: Option<usize>,
+    /// A resumed run's energy at its start (the world's own, at the checkpoint, is not).
+    pub initial_energy: Option<Energy>,
     /// Save at the first frame at or past each multiple of this simulated time, and when
     /// interrupted (`None`: never).
     pub every: Option<f64>,
-    /// Called once the replay has reached the resume frame, to check the world there.
-    pub replayed: &'a mut dyn FnMut(&World) -> std::io::Result<()>,
+    /// Called once, before a resumed run continues, with the world at the resume frame.
+    pub resumed: &'a mut dyn FnMut(&World) -> std::io::Result<()>,
     /// Saves a checkpoint at frame `k`, given the events writer's counts (collisions,
-    /// microcollisions); the records are flushed first.
+    /// microcollisions) and the energy at the run's start; the records are flushed first.
     pub save: &'a mut SaveCheckpoint<'a>,
 }
 
-/// What saves a checkpoint: frame index, the world, the events writer's counts.
-pub type SaveCheckpoint<'a> = dyn FnMut(usize, &World, (u64, u64)) -> std::io::Result<()> + 'a;
+/// What saves a checkpoint: frame index, the world, the events writer's counts, the energy
+/// at the run's start.
+pub type SaveCheckpoint<'a> =
+    dyn FnMut(usize, &World, (u64, u64), Energy) -> std::io::Result<()> + 'a;
 
 impl Checkpointing<'_> {
     /// Whether frame `k` at `t` (after frame `k − 1` at `previous`) is a checkpoint.
@@ -337,6 +354,8 @@ mod tests {
             events_bytes: 99,
             event_rows: 2,
             event_counts: (2, 5),
+            initial_energy: [1.5, -0.0],
+            world: vec![1, 2, 3],
             state: WorldRecord {
                 time: 0.25,
                 // Values whose bits a decimal round trip could lose: a subnormal, −0, 0.1.

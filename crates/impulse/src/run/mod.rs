@@ -55,6 +55,9 @@ pub struct RunOutcome {
     pub summary: Summary,
     /// The simulation error that stopped the run early, if any (output up to it is kept).
     pub error: Option<SimulationError>,
+    /// Heap events this call processed: a resumed run's are those after its checkpoint only
+    /// (the summary's `heap_events` counts the whole run).
+    pub heap_events_run: u64,
 }
 
 /// Where a run's records go: the trajectory and the collision events.
@@ -94,14 +97,15 @@ pub fn run_until<W: Write, E: Write>(
     progress: &mut dyn FnMut(f64),
     stop: &AtomicBool,
 ) -> io::Result<RunOutcome> {
-    let (mut replayed, mut save) = (
+    let (mut resumed, mut save) = (
         |_: &World| Ok(()),
-        |_: usize, _: &World, _: (u64, u64)| Ok(()),
+        |_: usize, _: &World, _: (u64, u64), _: crate::world::Energy| Ok(()),
     );
     let mut none = Checkpointing {
         resume_after: None,
+        initial_energy: None,
         every: None,
-        replayed: &mut replayed,
+        resumed: &mut resumed,
         save: &mut save,
     };
     run_checkpointed(
@@ -109,8 +113,9 @@ pub fn run_until<W: Write, E: Write>(
     )
 }
 
-/// [`run_until`] with checkpoints ([`checkpoint`]): a resumed run replays its frames up to the
-/// checkpoint's without writing them, then continues as the interrupted run would have.
+/// [`run_until`] with checkpoints ([`checkpoint`]): a resumed run is given its world restored
+/// at the checkpoint's frame, skips the frames up to it (the records hold them), and continues
+/// as the interrupted run would have.
 #[allow(clippy::too_many_arguments)]
 pub fn run_checkpointed<W: Write, E: Write>(
     scene_name: &str,
@@ -127,7 +132,9 @@ pub fn run_checkpointed<W: Write, E: Write>(
         .check()
         .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
     let started = Instant::now();
-    let initial_energy = world.energy();
+    let initial_energy = checkpoints.initial_energy.unwrap_or_else(|| world.energy());
+    // The events this call processes (a resumed run: only those after its checkpoint).
+    let heap_events_before = world.counters().heap_events;
     let mut error = None;
     let mut interrupted = false;
     // The first frame is the state the scene gave, written before the events at t = 0 (a body
@@ -150,23 +157,25 @@ pub fn run_checkpointed<W: Write, E: Write>(
     let mut previous = 0.0;
     let mut reached = false;
     for (k, t) in frames.iter().copied().enumerate() {
-        let advanced = world.advance_to(t);
         if let Some(last) = replay.filter(|&last| k <= last) {
-            // Replaying to the checkpoint: the records hold this part of the run already.
-            world.take_events();
-            if let Err(e) = advanced {
-                return Err(io::Error::other(format!(
-                    "the replay to the checkpoint failed at t = {t}: {e}"
-                )));
-            }
+            // Up to the checkpoint: the records hold this part of the run, and the world was
+            // restored at its end.
             if k == last {
+                if world.time().to_bits() != t.to_bits() {
+                    return Err(io::Error::other(format!(
+                        "the restored world is at t = {}, not at the checkpoint's frame \
+                         (t = {t})",
+                        world.time()
+                    )));
+                }
                 reached = true;
-                (checkpoints.replayed)(world)?;
+                (checkpoints.resumed)(world)?;
                 progress(t);
             }
             previous = t;
             continue;
         }
+        let advanced = world.advance_to(t);
         for event in world.take_events() {
             records.events.write(&event)?;
         }
@@ -196,7 +205,7 @@ pub fn run_checkpointed<W: Write, E: Write>(
         if !last && (checkpoints.due(previous, t) || interrupted_here) {
             records.trajectory.flush()?;
             records.events.flush()?;
-            (checkpoints.save)(k, world, records.events.counts())?;
+            (checkpoints.save)(k, world, records.events.counts(), initial_energy)?;
         }
         previous = t;
         if stopping {
@@ -206,7 +215,7 @@ pub fn run_checkpointed<W: Write, E: Write>(
     }
     if replay.is_some() && !reached {
         return Err(io::Error::other(
-            "the run ends before the checkpoint's frame: the replay did not reach it",
+            "the run ends before the checkpoint's frame",
         ));
     }
     records.trajectory.flush()?;
@@ -239,7 +248,14 @@ pub fn run_checkpointed<W: Write, E: Write>(
         bodies: body_summaries(world),
         multibodies: multibody_summaries(world),
     };
-    Ok(RunOutcome { summary, error })
+    Ok(RunOutcome {
+        summary,
+        error,
+        heap_events_run: world
+            .counters()
+            .heap_events
+            .saturating_sub(heap_events_before),
+    })
 }
 
 /// Runs a loaded scene.

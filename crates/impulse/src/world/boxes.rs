@@ -7,7 +7,7 @@ use super::SimulationError;
 use super::colliders::Participants;
 use super::envelopes::Renewal;
 use super::event_loop::{Event, EventLoop};
-use crate::collision::broad::Pair;
+use crate::collision::broad::{BroadPhase, Pair};
 
 impl EventLoop {
     /// Whether pair `p` is a broad-phase candidate (a half-space pairs with everything).

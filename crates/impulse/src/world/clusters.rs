@@ -19,14 +19,17 @@ use crate::math::{Mat3, Point, Vec3, orthonormal_basis};
 use crate::response::ResponseKind;
 
 /// The state of simultaneous cluster solves.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Clusters {
     /// Scratch for the solves.
+    #[serde(skip)]
     pub(super) scratch: ClusterScratch,
     /// Per pair, the instant a cluster solve last settled it and the solve's tolerance.
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     pub(super) settled: FastMap<Pair, (f64, f64)>,
     /// Per pair, the impulses its contact points took at the last cluster solve (see
     /// [`WarmStart`]).
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     pub(super) warm: FastMap<Pair, WarmStart>,
 }
 

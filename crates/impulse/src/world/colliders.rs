@@ -49,12 +49,15 @@ impl Participants<'_> {
 }
 
 /// Every collider of a world and its collision geometry.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Colliders {
     /// The bodies first, then each multibody's links that have shapes.
     kinds: Vec<Collider>,
     /// Collider index of each multibody's links (none for a multibody with nothing else to
     /// hit, once [`Colliders::leave_out_lone_multibodies`] has run).
     pub(super) link_colliders: Vec<Vec<usize>>,
+    /// (Geometry: a checkpoint takes it from the scene, see `World::restore_state`.)
+    #[serde(skip)]
     pub(super) models: Vec<CollisionModel>,
     /// Reach from the centre of the collider's motion (centre of mass, or the model origin of
     /// fixed and kinematic bodies), and how fast rotation about that point can move its
@@ -623,7 +626,7 @@ impl Colliders {
 
 /// A free body's velocity, acceleration and angular-speed bound, as an allowance compares them
 /// with the motion its pair's check assumed.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct FreeMotion {
     pub velocity: Vec3,
     pub acceleration: Vec3,

@@ -4,7 +4,7 @@
 use std::ops::Index;
 
 /// Event and work counters of a world, from the start of its run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counters {
     /// Accepted and rejected steps of the free bodies' rotational integration.
     pub integrator_steps: u64,
@@ -60,7 +60,7 @@ pub struct Counters {
 
 /// What the penalty model did (`contact_model = "penalty"`), summed over groups; its deepest
 /// penetration is the run's `max_penetration`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PenaltyCounters {
     /// Evaluations of the spring–damper forces (one per derivative evaluation of a group).
     pub evaluations: u64,
@@ -69,7 +69,7 @@ pub struct PenaltyCounters {
 }
 
 /// What constraint-based contact did (`contact_model = "constraint"`), summed over groups.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ConstraintCounters {
     /// Contact-force LCP solves (one per derivative evaluation of a group), and of those the
     /// ones Lemke's last basis answered at once (a warm start kept, one linear solve).
@@ -87,7 +87,7 @@ pub struct ConstraintCounters {
 }
 
 /// Counters summed over a world's multibodies.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MultibodyCounters {
     /// Accepted and rejected steps of their forward-dynamics integration.
     pub integrator_steps: u64,

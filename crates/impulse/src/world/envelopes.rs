@@ -8,7 +8,7 @@ use super::event_loop::{Event, EventLoop};
 
 /// How far ahead each multibody's next envelope reaches, and when its links last took an
 /// impulse (see [`Renewal`]).
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Envelopes {
     pub(super) spans: Vec<f64>,
     pub(super) last_impulses: Vec<f64>,

@@ -31,12 +31,14 @@ use super::respond::Responses;
 use super::schedule::Schedule;
 use super::{BroadPhaseKind, CollisionEvent, Counters, SimulationError};
 use crate::collision::broad::{
-    BroadPhase, FastMap, FastSet, HierarchicalHash, SweepAndPrune, pair,
+    AnyBroadPhase, BroadPhase, FastMap, FastSet, HierarchicalHash, SweepAndPrune, pair,
 };
 use crate::collision::heap::EventHeap;
 
 /// Heap events. At equal times box refreshes come first, then multibody horizons, then pairs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub(super) enum Event {
     BoxRefresh,
     /// The end of a multibody's motion envelope.
@@ -47,13 +49,14 @@ pub(super) enum Event {
 }
 
 /// The collision-detection and response state of a world, by phase.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct EventLoop {
     started: bool,
     /// Every collider and its geometry.
     pub(super) colliders: Colliders,
     /// The heap, each collider's heap pairs, allowances and box periods.
     pub(super) schedule: Schedule,
-    pub(super) broad: Box<dyn BroadPhase + Send + Sync>,
+    pub(super) broad: AnyBroadPhase,
     /// The narrow phase's per-pair caches and same-instant contacts.
     pub(super) checks: PairChecks,
     /// Who was hit at the current instant, and wedges being extrapolated.
@@ -87,7 +90,7 @@ impl EventLoop {
             started: false,
             colliders: Colliders::new(&[], &[]),
             schedule: Schedule::new(),
-            broad: Box::new(HierarchicalHash::new()),
+            broad: AnyBroadPhase::Hash(HierarchicalHash::new()),
             checks: PairChecks::default(),
             responses: Responses::new(),
             clusters: Clusters::default(),
@@ -139,8 +142,8 @@ impl EventLoop {
         self.colliders.leave_out_lone_multibodies();
         let n = self.colliders.len();
         self.broad = match world.settings.broad_phase {
-            BroadPhaseKind::HierarchicalHash => Box::new(HierarchicalHash::new()),
-            BroadPhaseKind::SweepAndPrune => Box::new(SweepAndPrune::new()),
+            BroadPhaseKind::HierarchicalHash => AnyBroadPhase::Hash(HierarchicalHash::new()),
+            BroadPhaseKind::SweepAndPrune => AnyBroadPhase::SweepAndPrune(SweepAndPrune::new()),
         };
         self.schedule.heap = EventHeap::new();
         self.checks.caches = FastMap::default();

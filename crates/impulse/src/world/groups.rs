@@ -45,7 +45,7 @@ const HELD_GAP: f64 = 1e-2;
 const ENVELOPE_SAMPLES: usize = 8;
 
 /// The constraint groups of a world, in slots (a slot's index names its `Group` event).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Groups {
     slots: Vec<Option<ContactGroup>>,
     /// What the groups that have ended did.
@@ -116,7 +116,7 @@ impl Groups {
 }
 
 /// How a collider's motion is bounded while a group holds it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct HeldMotion {
     pub(crate) group: usize,
     pub(crate) member: usize,

@@ -11,11 +11,12 @@ use crate::collision::broad::{FastMap, FastSet, Pair};
 use crate::math::{Quat, Vec3};
 
 /// Who touches whom, who has stayed still, and who sleeps in which island.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Islands {
     /// Per collider, where it has stayed since when.
     pub(super) stillness: Vec<Stillness>,
     /// Per pair, the last time its contact took an impulse: the edges of the islands.
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     pub(super) touches: FastMap<Pair, f64>,
     /// Per sleeping body, its island (the island's lowest collider index).
     pub(super) island_of: Vec<Option<usize>>,

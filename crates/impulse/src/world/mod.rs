@@ -27,6 +27,7 @@ mod schedule;
 mod settings;
 mod sleep;
 mod spin_sphere;
+mod state;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -51,7 +52,9 @@ use crate::multibody::{BodyLookup, Multibody, MultibodyDesc, MultibodyId, Observ
 use crate::response::ResponseKind;
 
 /// Something that collides: a rigid body, or a link of a multibody.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Collider {
     /// A rigid body.
     Body(BodyId),
@@ -60,7 +63,7 @@ pub enum Collider {
 }
 
 /// One collision impulse, as recorded for viewers and analysis.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CollisionEvent {
     /// When.
     pub time: f64,
@@ -86,11 +89,15 @@ pub struct Interpenetration {
 }
 
 /// A rigid-body world.
-#[derive(Debug)]
+///
+/// Its serde form is a checkpoint's state, without the geometry: read it back with
+/// [`World::restore_state`] into a world of the same scene.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct World {
     settings: WorldSettings,
     time: f64,
     bodies: Vec<RigidBody>,
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     names: HashMap<String, BodyId>,
     /// Friction and restitution for particular pairs of bodies (ordered ids).
     pair_materials: BTreeMap<(BodyId, BodyId), Material>,
@@ -112,6 +119,7 @@ pub struct World {
     /// Measure the energy afresh at the next advance (the caller changed a state).
     energy_rebase: bool,
     /// Set from outside to stop [`World::advance_to`] between events and group steps.
+    #[serde(skip)]
     interrupt: Option<&'static std::sync::atomic::AtomicBool>,
     /// [`World::prepare`] has placed everything at the start time since the loop was last
     /// (re)built; the next advance does not do it again.

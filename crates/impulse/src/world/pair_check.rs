@@ -14,12 +14,14 @@ use crate::collision::{
 };
 
 /// The narrow phase's state between checks.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct PairChecks {
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     pub(super) caches: FastMap<Pair, PairCache>,
     /// Each pair's closest contact when last measured, and the instant it was measured at.
     /// Within one instant positions do not change (impulses change velocities only), so a
     /// pair checked again in a cascade needs no new search (see `check_pair`).
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     pub(super) instant_contacts: FastMap<Pair, (f64, Closest)>,
     /// Pairs checked again at the current instant from their measured contact, whose next
     /// check is set once the instant's cascade is over (`finish_instant`).

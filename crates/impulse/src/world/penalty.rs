@@ -19,7 +19,7 @@ use crate::contact::constraint::penalty::{PenaltyLaw, Spring, damping_ratio_for}
 
 /// A material's penalty spring (`penalty_stiffness`, `penalty_damping` in a scene's
 /// `[materials.NAME]` table), used under `contact_model = "penalty"`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PenaltyMaterial {
     /// Stiffness K of each contact point (force per length). Two materials that both give one
     /// act in series, `K_a K_b / (K_a + K_b)`. `None`: chosen from the contact's effective

@@ -14,6 +14,7 @@ use crate::response::cascade::{WedgeSeries, extrapolate};
 use crate::response::{Microcollisions, ResponseKind, respond};
 
 /// Who was hit at the current instant, for cascades.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Responses {
     /// Per collider, when it last took an impulse (dynamic colliders only).
     pub(super) hit_at: Vec<f64>,
@@ -22,6 +23,7 @@ pub(super) struct Responses {
     /// Responses at the current instant, to stop a cascade that would never end.
     pub(super) instant: (f64, u64),
     /// Per pair in an inelastic sweep at the current instant: its normal impulses so far.
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     pub(super) wedges: FastMap<Pair, WedgeSeries>,
 }
 

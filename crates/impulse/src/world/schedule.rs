@@ -7,12 +7,15 @@ use crate::collision::broad::{FastMap, FastSet, Pair};
 use crate::collision::heap::EventHeap;
 
 /// When each pair is next checked, and what decides it.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Schedule {
     pub(super) heap: EventHeap<Event>,
     /// The heap pairs of each collider.
+    #[serde(serialize_with = "crate::collision::broad::sorted::sets")]
     pub(super) pairs_of: Vec<FastSet<Pair>>,
     /// The pairs whose next check was set with allowances: per side, the body's motion the
     /// allowance is measured from (`None`: any impulse on that side calls for a new check).
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     pub(super) allowances: FastMap<Pair, [Option<AllowanceBase>; 2]>,
     /// Start of the first box period, and the index of the current one: period k ends at
     /// `period_origin + (k + 1)·box_period`, computed afresh (never accumulated).
@@ -177,7 +180,7 @@ pub(super) const ALLOWANCE_DISTANCE: f64 = 2.0;
 
 /// The motion an allowance is measured from: a free body's motion at the time its pair's check
 /// was set.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct AllowanceBase {
     pub(super) time: f64,
     pub(super) motion: FreeMotion,

@@ -12,7 +12,7 @@ use crate::response::RestitutionLaw;
 /// Which contact paradigm resolves contacts between bodies.
 ///
 /// Read where a contact is answered (the event loop's respond phase).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ContactModel {
     /// Mirtich's impulse-based contact: every contact is a train of collisions (ch. 3).
     #[default]
@@ -28,7 +28,7 @@ pub enum ContactModel {
 
 /// How the microcollisions of bodies resting on each other (a pile, a stack, a row of fallen
 /// dominos) are answered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum MicrocollisionClusters {
     /// The thesis: one contact at a time; an impulse that makes a neighbouring contact
     /// approach sets off a same-instant cascade of further responses.
@@ -41,7 +41,7 @@ pub enum MicrocollisionClusters {
 }
 
 /// World-wide settings.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WorldSettings {
     /// Gravitational acceleration.
     pub gravity: Vec3,
@@ -87,7 +87,7 @@ pub struct WorldSettings {
 /// [`SimulationError::EnergyGain`](super::SimulationError::EnergyGain): the check that turns a run pumping energy into a loud
 /// failure instead of a silently wrong answer. Checked at the end of every
 /// [`World::advance_to`](super::World::advance_to), so it reads the state and never changes the motion.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum EnergyBound {
     /// In a closed world — no kinematic bodies, no applied forces or torques, no controllers,
     /// and Stronge's law (Poisson's may gain energy with friction) — nothing but microcollisions
@@ -305,7 +305,7 @@ impl fmt::Display for SettingsError {
 impl std::error::Error for SettingsError {}
 
 /// Which broad phase decides the candidate pairs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BroadPhaseKind {
     /// Mirtich's hierarchical spatial hash (§2.4): no bad cases; the default.
     #[default]

@@ -30,7 +30,7 @@ use crate::math::{Quat, Vec3};
 /// an impulse on any of them wakes them all. A body is still while every point of it stays within
 /// `speed × time` of where it was at the start and moves no faster than a microcollision throws
 /// it (see [`Sleep::speed_ceiling`]). See the module documentation.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sleep {
     /// Whether islands fall asleep at all.
     pub enabled: bool,
@@ -92,13 +92,13 @@ impl Default for Sleep {
 /// is dropped; of those before it any one still near serves, and the latest is the likeliest.
 /// (Keeping the latest 15 instead, 0.3 s of them, a domino's clock restarted at 0.74 s rather
 /// than 0.58 s, and the row again slept only after the run.)
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Stillness {
     anchors: Vec<Anchor>,
 }
 
 /// A sampled pose that every later sample has stayed near.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Anchor {
     time: f64,
     position: Vec3,

@@ -18,6 +18,7 @@ use crate::geometry::Aabb;
 type Cell = (i32, [i64; 3]);
 
 #[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Entry {
     aabb: Aabb,
     level: i32,
@@ -27,9 +28,12 @@ struct Entry {
 
 /// Mirtich's hierarchical spatial hash.
 #[derive(Clone, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct HierarchicalHash {
     entries: Vec<Option<Entry>>,
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     buckets: FastMap<Cell, Vec<u32>>,
+    #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     counters: FastMap<Pair, u32>,
     /// How many boxes sit at each level.
     levels: BTreeMap<i32, usize>,

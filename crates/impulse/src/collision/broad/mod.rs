@@ -78,6 +78,51 @@ pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// A hash set with [`FxHasher`].
 pub type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 
+/// `serde(serialize_with)` for hash maps and sets in a world's saved state: written in key
+/// order, so that the bytes depend on the contents only (a map read back holds the same
+/// entries in another internal order; nothing in the engine depends on that order).
+pub(crate) mod sorted {
+    use std::collections::{HashMap, HashSet};
+
+    use serde::{Serialize, Serializer};
+
+    /// A map, by key.
+    pub(crate) fn map<K: Ord + Serialize, V: Serialize, H, S: Serializer>(
+        map: &HashMap<K, V, H>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut entries: Vec<(&K, &V)> = map.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        serializer.collect_map(entries)
+    }
+
+    /// A set, in order.
+    pub(crate) fn set<K: Ord + Serialize, H, S: Serializer>(
+        set: &HashSet<K, H>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut keys: Vec<&K> = set.iter().collect();
+        keys.sort_unstable();
+        serializer.collect_seq(keys)
+    }
+
+    /// A list of sets, each in order.
+    pub(crate) fn sets<K: Ord + Serialize, H, S: Serializer>(
+        sets: &[HashSet<K, H>],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let sorted: Vec<Vec<&K>> = sets
+            .iter()
+            .map(|set| {
+                let mut keys: Vec<&K> = set.iter().collect();
+                keys.sort_unstable();
+                keys
+            })
+            .collect();
+        sorted.serialize(serializer)
+    }
+}
+
 /// Candidate-state changes logged during an update, reduced to net changes: a pair's first log
 /// entry tells its state before, its last the state after.
 fn net_changes(log: &mut Vec<(Pair, bool)>) -> Changes {
@@ -141,6 +186,53 @@ pub trait BroadPhase {
     fn candidates(&self) -> Vec<Pair>;
     /// The pairs whose boxes overlap, sorted (as of the last update).
     fn overlapping_pairs(&self) -> Vec<Pair>;
+}
+
+/// One of the broad phases, by value: the world keeps its own as this, so that a checkpoint
+/// can save it (a boxed trait object could not be read back).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub enum AnyBroadPhase {
+    /// [`HierarchicalHash`].
+    Hash(HierarchicalHash),
+    /// [`SweepAndPrune`].
+    SweepAndPrune(SweepAndPrune),
+}
+
+impl AnyBroadPhase {
+    fn inner(&self) -> &dyn BroadPhase {
+        match self {
+            Self::Hash(b) => b,
+            Self::SweepAndPrune(b) => b,
+        }
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn BroadPhase {
+        match self {
+            Self::Hash(b) => b,
+            Self::SweepAndPrune(b) => b,
+        }
+    }
+}
+
+impl BroadPhase for AnyBroadPhase {
+    fn set(&mut self, id: usize, aabb: Aabb) {
+        self.inner_mut().set(id, aabb);
+    }
+    fn remove(&mut self, id: usize) {
+        self.inner_mut().remove(id);
+    }
+    fn update(&mut self) -> Changes {
+        self.inner_mut().update()
+    }
+    fn is_candidate(&self, pair: Pair) -> bool {
+        self.inner().is_candidate(pair)
+    }
+    fn candidates(&self) -> Vec<Pair> {
+        self.inner().candidates()
+    }
+    fn overlapping_pairs(&self) -> Vec<Pair> {
+        self.inner().overlapping_pairs()
+    }
 }
 
 #[cfg(any(test, feature = "internals"))]

@@ -10,6 +10,7 @@ use super::{BroadPhase, Changes, FastSet, Pair, net_changes, overlap, pair};
 use crate::geometry::Aabb;
 
 #[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Endpoint {
     value: f64,
     id: u32,
@@ -25,6 +26,7 @@ impl Endpoint {
 
 /// Three-axis sweep and prune.
 #[derive(Clone, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct SweepAndPrune {
     axes: [Vec<Endpoint>; 3],
     /// Per box: index of its [min, max] endpoint in each axis list.
@@ -33,6 +35,7 @@ pub struct SweepAndPrune {
     pending_removals: Vec<usize>,
     /// Boxes inserted since the last update.
     inserted: usize,
+    #[serde(serialize_with = "crate::collision::broad::sorted::set")]
     pairs: FastSet<Pair>,
     /// Candidate-state changes during the current update.
     log: Vec<(Pair, bool)>,

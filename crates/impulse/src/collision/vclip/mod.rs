@@ -27,6 +27,7 @@ use crate::math::{Point, Pose, Vec3};
 
 /// A feature of a convex polyhedron. Edges are named by their half-edge with the smaller index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum Feature {
     /// A vertex index.
     Vertex(u32),

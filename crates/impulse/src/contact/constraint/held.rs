@@ -21,6 +21,7 @@ use crate::math::{Point, Quat, Vec3};
 
 /// One side of a held contact: a member of the group (its index), or a fixed body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) enum Side {
     Member(usize),
     Fixed,
@@ -28,6 +29,7 @@ pub(crate) enum Side {
 
 /// Where a held contact touches, in each side's body frame (the world frame for a fixed side).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) enum Geometry {
     /// A point of A (`core_a`, swept by `radius_a`) on a plane of B through `plane_b` with
     /// outward normal `normal_b` (towards A).
@@ -49,6 +51,7 @@ pub(crate) enum Geometry {
 /// A contact point a constraint group holds: the colliders it joins (the normal points from
 /// `pair.1` towards `pair.0`), which side each is, and where it touches.
 #[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct HeldContact {
     pub(crate) pair: (usize, usize),
     pub(crate) a: Side,

@@ -82,6 +82,7 @@ const INCONSISTENT: f64 = 1e-3;
 
 /// A free body of a group, with what its motion needs (its state is the group's).
 #[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Member {
     pub(crate) collider: usize,
     pub(crate) body: BodyId,
@@ -95,6 +96,7 @@ pub(crate) struct Member {
 
 /// How a group's contacts are held.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Holding {
     /// Error control of the group's integration.
     pub(crate) tolerance: Tolerance,
@@ -112,6 +114,7 @@ pub(crate) struct Holding {
 
 /// What a group's integration met that the event loop must act on.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) enum Interruption {
     /// Contact `index` opened past the release gap at `time`: the flight ends there.
     Released { time: f64 },
@@ -119,6 +122,7 @@ pub(crate) enum Interruption {
 
 /// Counts of what groups did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct GroupCounters {
     /// LCP solves (one per derivative evaluation), and of those the warm starts kept.
     pub(crate) solves: u64,
@@ -153,6 +157,7 @@ use crate::multibody::EnvelopeBuilder;
 
 /// What a group moves: its members and held contacts, and how they are held.
 #[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct GroupModel {
     pub(crate) members: Vec<Member>,
     pub(crate) contacts: Vec<HeldContact>,
@@ -161,6 +166,7 @@ pub(crate) struct GroupModel {
 
 /// A constraint group: members, held contacts, and the flight that moves them.
 #[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct ContactGroup {
     pub(crate) model: GroupModel,
     /// Time and state the group was last sampled at.
@@ -184,12 +190,14 @@ pub(crate) struct ContactGroup {
     /// group's time when it restarts.
     rays: Vec<RayImpulse>,
     /// Set from outside to stop a long flight between its steps (`World::set_interrupt`).
+    #[serde(skip)]
     pub(crate) interrupt: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 /// A ray's impulse at one held contact (Baraff ch. 13: a configuration with no valid contact
 /// forces), as `events.csv` records it.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct RayImpulse {
     pub(crate) time: f64,
     /// The contact's pair of colliders (the impulse acts on the first).

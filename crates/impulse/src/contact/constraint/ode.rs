@@ -265,6 +265,7 @@ const CONE_TOLERANCE: f64 = 1e-9;
 /// The contact mode a flight holds: Lemke's basis, of the sticking problem (with the contacts
 /// it released) or of the box model's.
 #[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) enum Mode {
     Sticking(Basis, Vec<bool>),
     Box(Basis),

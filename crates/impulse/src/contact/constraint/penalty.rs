@@ -41,6 +41,7 @@ use crate::math::Vec3;
 
 /// How penalty contacts are set up in a world.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct PenaltyLaw {
     /// Natural frequency ω₀ (rad/s) of a contact whose stiffness no material gives:
     /// `K = m_eff ω₀²`.
@@ -53,6 +54,7 @@ pub(crate) struct PenaltyLaw {
 
 /// A held contact's spring–damper under the penalty model (unused by the LCP force law).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Spring {
     /// The stiffness the materials give (per contact point), `None`: from the effective mass.
     pub(crate) stiffness: Option<f64>,

@@ -9,7 +9,7 @@ use crate::multibody::{Commands, Controller, Multibody, Observations, Tree};
 /// (`−x / arena`, stronger farther out) and, within `threat_radius` of the rover, pushed
 /// away from it (`repulsion · (1 − r / threat_radius)` along the line from the rover). A bug
 /// whose body has fallen below z = 0 has left the world and stops.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Bug {
     /// Left and right leg joints (revolute, positive rate walks forward).
     pub left_leg: String,

@@ -15,7 +15,7 @@ use crate::multibody::{Commands, Controller, JointKind, Multibody, Observations,
 /// waits for one flight before it may hop again. Within `reach` of the landing point a
 /// horizontal pull, `k_p (x_land − x) − k_v v` across gravity and at most `max_force`, draws
 /// it toward the middle.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Hop {
     /// The free link: the base of its multibody, on a floating joint.
     pub link: String,

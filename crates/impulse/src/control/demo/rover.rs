@@ -5,7 +5,7 @@ use crate::math::Vec3;
 use crate::multibody::{Commands, Controller, Multibody, Observations, Tree};
 
 /// The rover's modes (Fig. 7.26).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RoverMode {
     /// Drive at the prey, steering by its bearing.
     Forward,
@@ -25,7 +25,7 @@ pub enum RoverMode {
 /// that jack the rear up while pushing, and the state machine that hunts each prey in turn.
 /// Angles in the rules are degrees, as in the thesis's code; lengths and speeds in the
 /// scene's units (the thesis's constants are in cm).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Rover {
     /// Left and right wheel joints (revolute, positive rate rolls forward).
     pub left_wheels: Vec<String>,
@@ -71,7 +71,7 @@ pub struct Rover {
     indices: Option<RoverIndices>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct RoverIndices {
     left: Vec<usize>,
     right: Vec<usize>,

@@ -55,7 +55,7 @@ pub enum Start {
 
 /// A complementary basis: for every index `i`, whether `zᵢ` (rather than `wᵢ`) is basic.
 /// This is Baraff's index set `L` (§8.2): `z_L = −M_LL⁻¹ q_L`, the other `z` are zero.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Basis {
     z_basic: Vec<bool>,
 }
