@@ -12,19 +12,7 @@ fn run_an_assembly_scene_twice_gives_the_same_bytes() {
     let mut trajectories = Vec::new();
     for k in 0..2 {
         let out = scratch(&format!("assembly_bead_{k}"));
-        let result = impulse(&[
-            "run",
-            "scenes/assembly/bead.toml",
-            "--duration",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
-        assert!(result.status.success(), "{}", text(&result.stderr));
-        let summary: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
-                .unwrap();
+        let summary = run_summary("scenes/assembly/bead.toml", "1", &out);
         assert_eq!(summary["status"], "ok");
         assert_eq!(summary["rows"], 2);
         assert!(

@@ -15,19 +15,7 @@ fn kicker_runs_kicks_balls_and_can_be_viewed() {
     let mut trajectories = Vec::new();
     for k in 0..2 {
         let out = scratch(&format!("assembly_kicker_{k}"));
-        let result = impulse(&[
-            "run",
-            "scenes/assembly/kicker.toml",
-            "--duration",
-            "2",
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
-        assert!(result.status.success(), "{}", text(&result.stderr));
-        let summary: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
-                .unwrap();
+        let summary = run_summary("scenes/assembly/kicker.toml", "2", &out);
         assert_eq!(summary["status"], "ok", "{summary}");
         assert_eq!(summary["balls"], 3);
         assert!(summary["hits"].as_u64().unwrap() >= 2, "{summary}");

@@ -137,7 +137,7 @@ fn square_cuboid_dice_against_the_measured_table() {
 /// `cargo test -p impulse --test poses_dice -- --ignored --nocapture` (about 10 000 drops a
 /// protocol).
 #[test]
-#[ignore]
+#[ignore = "prints the full table (about 10 000 drops a protocol); the checked comparison is the test above"]
 fn print_the_square_cuboid_table() {
     for (name, spin) in [("A (no spin)", 0.0), ("B (20 rad/s)", 20.0)] {
         println!("protocol {name}");

@@ -45,3 +45,21 @@ pub fn scratch(name: &str) -> PathBuf {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// Runs `impulse run SCENE --duration DURATION --out OUT --quiet`, asserts it succeeded, and
+/// returns its `summary.json`.
+pub fn run_summary(scene: &str, duration: &str, out: &Path) -> serde_json::Value {
+    let out = out.to_str().expect("a UTF-8 path");
+    succeeds(&[
+        "run",
+        scene,
+        "--duration",
+        duration,
+        "--out",
+        out,
+        "--quiet",
+    ]);
+    let summary =
+        std::fs::read_to_string(Path::new(out).join("summary.json")).expect("summary.json");
+    serde_json::from_str(&summary).expect("summary.json is JSON")
+}
