@@ -219,6 +219,34 @@ fn the_block_drop_under_constraint_contact_runs_through_its_chattering_landing()
     let lower = world.body_id("lower block").expect("the lower block");
     let z = world.body(lower).state().position.z;
     assert!((z - 2.5001).abs() < 1e-6, "lower block at z = {z} cm");
+    // The upper block overhangs the lower one with its centre of mass over it, so it rests
+    // flat on it (statics). It used to end tilted 1.4e-3 rad on two corners with its centre of
+    // mass outside them, held by a corner of the two faces put at their closest distance (a
+    // plane 0.9 ε below its face); now flat to 1e-6 rad.
+    let upper = world.body_id("upper block").expect("the upper block");
+    let (a, b) = (world.body(upper).state(), world.body(lower).state());
+    let tilt = (a.orientation * Vec3::z()).cross(&(b.orientation * Vec3::z())).norm();
+    assert!(tilt < 1e-6, "upper block tilted {tilt} rad on the lower");
+    // The contact problem posed afresh from the geometry (`impulse contacts`) holds it with
+    // forces that carry its weight, 8·8·4 cm³ · 0.7 g/cm³ · 981 cm/s², to 1e-6 (it used to
+    // find 6.5e4 of 1.76e5 dyn: the report's contacts were not the group's).
+    let report = world.contact_report().expect("poses");
+    let forces = report.forces.expect("forces");
+    let on_upper: f64 = report
+        .contacts
+        .iter()
+        .zip(&forces)
+        .map(|(c, f)| match (c.a.as_str(), c.b.as_str()) {
+            ("upper block", _) => f.z,
+            (_, "upper block") => -f.z,
+            _ => 0.0,
+        })
+        .sum();
+    let weight = 8.0 * 8.0 * 4.0 * 0.7 * 981.0;
+    assert!(
+        (on_upper - weight).abs() < 1e-6 * weight,
+        "the contacts carry {on_upper} dyn of the upper block's {weight}"
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::collision::broad::Pair;
 use crate::collision::manifold::manifold;
 use crate::contact::constraint::held::{Geometry, HeldContact, Motion, Side};
 use crate::contact::kinematics::{ContactSide, FeatureKind, RigidMotion, contact_kinematics};
-use crate::math::Point;
+use crate::math::{Point, Vec3};
 
 impl EventLoop {
     /// The held contacts of pair `p` (sides `sides`) touching at `closest`: each piece pair's
@@ -59,17 +59,16 @@ impl EventLoop {
             };
             for corner in manifold(a.convex, &a.pose, b.convex, &b.pose, &piece, epsilon) {
                 // The corner settled on both surfaces; where the kinematics finds no normal of
-                // its own (two flat regions face to face, which touch all over), the region's
-                // corner on each surface along the piece pair's normal.
+                // its own (two flat regions face to face, which touch all over), the corner on
+                // each part's own facing face (`flat_corner`).
                 let (n, pa, pb, (fa, fb)) =
                     match contact_kinematics(&a, &b, &corner, &piece.normal, epsilon) {
                         Ok(k) => (k.normal, k.points.0.coords, k.points.1.coords, k.features),
-                        Err(_) => (
-                            piece.normal,
-                            corner.coords + piece.normal * (0.5 * piece.distance),
-                            corner.coords - piece.normal * (0.5 * piece.distance),
-                            (FeatureKind::Face, FeatureKind::Face),
-                        ),
+                        Err(_) => {
+                            let (n, pa, pb) =
+                                flat_corner(&a, &b, &corner, &piece.normal, piece.distance);
+                            (n, pa, pb, (FeatureKind::Face, FeatureKind::Face))
+                        }
                     };
                 let flat = |f: FeatureKind| matches!(f, FeatureKind::Face);
                 let (swapped, geometry) = if ra > 0.0 && rb > 0.0 {
@@ -126,5 +125,116 @@ impl EventLoop {
             }
         }
         (!held.is_empty()).then_some(held)
+    }
+}
+
+/// A corner of two flat regions face to face (where the contact kinematics finds no normal of
+/// its own): the corner settled on each part's own facing face, along the piece pair's normal
+/// `n` (from B towards A), and B's face normal. The two faces need not be parallel: a support
+/// set takes every vertex within the envelope of the extreme plane, so a face tilted against
+/// the other by up to an envelope across its width counts as flat, and its corners lie at gaps
+/// anywhere from the closest distance to the envelope. Each corner keeps its own gap; a corner
+/// placed at the pair's closest distance would hold a tilted body on a plane below its face.
+/// Parts without faces (none reach here today) keep the closest distance, split evenly.
+fn flat_corner(
+    a: &ContactSide,
+    b: &ContactSide,
+    corner: &Point,
+    n: &Vec3,
+    distance: f64,
+) -> (Vec3, Vec3, Vec3) {
+    match (facing_face(a, corner, &-n), facing_face(b, corner, n)) {
+        (Some((pa, _)), Some((pb, normal_b))) => (normal_b, pa.coords, pb.coords),
+        _ => (
+            *n,
+            corner.coords + n * (0.5 * distance),
+            corner.coords - n * (0.5 * distance),
+        ),
+    }
+}
+
+/// Where the line through `corner` along `toward` (the direction from the part to the other)
+/// leaves the part through a face turned towards the other, and that face's outward normal
+/// (world): the least `s` at which `corner + s·toward` meets a face plane `f·x = h` with
+/// `f·toward > 0`. `None` for a part without faces.
+fn facing_face(side: &ContactSide, corner: &Point, toward: &Vec3) -> Option<(Point, Vec3)> {
+    let c = side.pose.inverse_transform_point(corner).coords;
+    let u = side.pose.inverse_transform_vector(toward);
+    let planes: Vec<(Vec3, f64)> = match side.convex {
+        Convex::Polyhedron(p) => p.faces().iter().map(|f| (f.normal, f.offset)).collect(),
+        Convex::HalfSpace => vec![(Vec3::z(), 0.0)],
+        _ => return None,
+    };
+    let (s, normal) = planes
+        .into_iter()
+        .filter(|(f, _)| f.dot(&u) > FACING)
+        .map(|(f, h)| ((h - f.dot(&c)) / f.dot(&u), f))
+        .min_by(|x, y| x.0.total_cmp(&y.0))?;
+    let point = Point::from(c + u * s);
+    Some((
+        side.pose.transform_point(&point),
+        side.pose.transform_vector(&normal),
+    ))
+}
+
+/// How far a face must turn towards the other part (cosine against the normal) to be crossed
+/// by the line along it: faces at grazing angles would put the crossing far away.
+const FACING: f64 = 0.5;
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::geometry::convex::ConvexPolyhedron;
+    use crate::math::{Pose, Quat};
+
+    fn cube(half: f64) -> Convex {
+        let mut points = Vec::new();
+        for i in 0..8 {
+            let sign = |bit: usize| if i & bit == 0 { -half } else { half };
+            points.push(Point::new(sign(1), sign(2), sign(4)));
+        }
+        Convex::Polyhedron(Arc::new(ConvexPolyhedron::hull_of(&points).expect("a cube")))
+    }
+
+    fn side(convex: &Convex, pose: Pose) -> ContactSide<'_> {
+        ContactSide {
+            convex,
+            pose,
+            motion: RigidMotion::at_rest(Point::from(pose.translation.vector)),
+        }
+    }
+
+    #[test]
+    fn a_corner_of_two_flat_faces_keeps_its_own_gap_where_the_faces_are_not_parallel() {
+        // Regression (the block drop under constraint contact): corners of two flat regions
+        // face to face used to be put at the pair's closest distance, so a face tilted within
+        // the envelope was held on a plane below itself. A unit cube A tilted θ = 0.005 about
+        // y over a fixed unit cube B whose top is z = 0, its low edge (x = +0.5) 1e-4 above.
+        // A's bottom face is z = 1e-4 + (0.5 − x) tan θ over B (to first order in the
+        // rotation: exactly the plane through its low edge with slope tan θ), so at a corner
+        // at x = −0.3 the gap is 1e-4 + 0.8 tan θ, to 1e-12; and the normal returned is B's
+        // face's, +z.
+        let theta: f64 = 0.005;
+        let (a, b) = (cube(0.5), cube(0.5));
+        let turn = Quat::from_axis_angle(&Vec3::y_axis(), theta);
+        // A's bottom-face edge x = +0.5 (local) is the low one: place its centre so that edge
+        // sits at z = 1e-4.
+        let low_edge = turn * Vec3::new(0.5, 0.0, -0.5);
+        let centre = Vec3::new(0.0, 0.0, 1e-4) - Vec3::new(0.0, 0.0, low_edge.z);
+        let side_a = side(&a, Pose::from_parts(centre.into(), turn));
+        let side_b = side(&b, Pose::translation(0.0, 0.0, -0.5));
+        let x = -0.3;
+        let corner = Point::new(x, 0.1, 2e-4);
+        let (n, pa, pb) = flat_corner(&side_a, &side_b, &corner, &Vec3::z(), 1e-4);
+        // A's face through its low edge: z = 1e-4 + (x_edge − x) tan θ, the low edge at
+        // x_edge = centre.x + low_edge.x.
+        let x_edge = centre.x + low_edge.x;
+        let expected = 1e-4 + (x_edge - x) * theta.tan();
+        assert!((n - Vec3::z()).norm() < 1e-15, "normal {n}");
+        assert!((pb.z - 0.0).abs() < 1e-15, "B's point at z = {}", pb.z);
+        assert!((pa.z - expected).abs() < 1e-12, "gap {} against {expected}", pa.z);
+        assert!((pa.x - x).abs() < 1e-15 && (pb.x - x).abs() < 1e-15, "moved along the normal only");
     }
 }
