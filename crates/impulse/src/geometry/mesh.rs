@@ -418,8 +418,8 @@ impl PolygonMesh {
     }
 
     /// Looks for pairs of triangles that share no vertex and cross (an edge of one passes
-    /// through the interior of the other's face). A sweep over x-sorted bounding boxes keeps
-    /// this close to O(n log n) for ordinary meshes.
+    /// through the interior of the other's face). Only triangles whose bounding boxes overlap
+    /// are compared, found by a grid (`box_pairs`): near-linear whatever the mesh's shape.
     fn check_self_intersection(&self) -> Result<(), MeshDefect> {
         let triangles = self.triangles();
         let corners = |t: &[u32; 3]| t.map(|i| self.vertices[i as usize].coords);
@@ -444,34 +444,22 @@ impl PolygonMesh {
                 (a.inf(&b).inf(&c), a.sup(&b).sup(&c))
             })
             .collect();
-        let mut order: Vec<usize> = (0..triangles.len()).collect();
-        order.sort_by(|&i, &j| boxes[i].0.x.total_cmp(&boxes[j].0.x));
         let tolerance = 1e-9 * self.size();
         let mut found: Option<(usize, usize)> = None;
-        for (position, &i) in order.iter().enumerate() {
-            let (lo_i, hi_i) = boxes[i];
-            for &j in &order[position + 1..] {
-                let (lo_j, hi_j) = boxes[j];
-                if lo_j.x > hi_i.x {
-                    break;
-                }
-                if lo_j.y > hi_i.y || lo_i.y > hi_j.y || lo_j.z > hi_i.z || lo_i.z > hi_j.z {
-                    continue;
-                }
-                let (ti, fi) = &triangles[i];
-                let (tj, fj) = &triangles[j];
-                if fi == fj || ti.iter().any(|v| tj.contains(v)) {
-                    continue;
-                }
-                if triangles_cross(
-                    (&corners(ti), boundary(&triangles[i])),
-                    (&corners(tj), boundary(&triangles[j])),
-                    tolerance,
-                ) {
-                    let pair = ((*fi).min(*fj), (*fi).max(*fj));
-                    if found.is_none_or(|f| pair < f) {
-                        found = Some(pair);
-                    }
+        for (i, j) in super::box_pairs::overlapping_pairs(&boxes) {
+            let (ti, fi) = &triangles[i];
+            let (tj, fj) = &triangles[j];
+            if fi == fj || ti.iter().any(|v| tj.contains(v)) {
+                continue;
+            }
+            if triangles_cross(
+                (&corners(ti), boundary(&triangles[i])),
+                (&corners(tj), boundary(&triangles[j])),
+                tolerance,
+            ) {
+                let pair = ((*fi).min(*fj), (*fi).max(*fj));
+                if found.is_none_or(|f| pair < f) {
+                    found = Some(pair);
                 }
             }
         }

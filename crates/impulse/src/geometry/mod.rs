@@ -1,5 +1,6 @@
 //! Shapes, polyhedra, mesh files and mass properties.
 
+mod box_pairs;
 pub mod convex;
 pub mod hull;
 pub mod mass;
