@@ -22,7 +22,7 @@ use super::event_loop::{Event, EventLoop};
 use super::{CollisionEvent, SimulationError};
 use crate::collision::Closest;
 use crate::collision::broad::Pair;
-use crate::contact::constraint::held::{HeldContact, Motion, Side};
+use crate::contact::constraint::held::{HeldContact, Kinematics, Motion, Side};
 use crate::contact::constraint::{
     ContactGroup, GroupCounters, Holding, Interruption, Member, MemberEnvelope, RayImpulse,
 };
@@ -40,6 +40,11 @@ use crate::response::ResponseKind;
 /// the narrow phase's closest features turn arbitrary (two faces flush within rounding have no
 /// closest pair of features).
 const HELD_GAP: f64 = 1e-2;
+
+/// How much deeper than the held points (in envelopes) a corner within their region may lie
+/// and still be the held surface found again: rounding and a tilt of the held face within the
+/// envelope; deeper, it is another surface sinking through the region.
+const SAME_SURFACE: f64 = 0.1;
 
 /// Samples per integration step when bounding a group's members.
 const ENVELOPE_SAMPLES: usize = 8;
@@ -283,19 +288,27 @@ impl EventLoop {
             Side::Member(k) => &motions[k],
             Side::Fixed => &fixed,
         };
-        let held_points: Vec<Point> = contacts
+        let held: Vec<Kinematics> = contacts
             .iter()
             .filter(|c| c.pair == p || c.pair == (p.1, p.0))
-            .map(|c| c.kinematics(at(c.a), at(c.b)).point)
+            .map(|c| c.kinematics(at(c.a), at(c.b)))
             .collect();
+        let held_points: Vec<Point> = held.iter().map(|k| k.point).collect();
+        let deepest_held = held.iter().map(|k| k.gap).fold(f64::INFINITY, f64::min);
         let epsilon = world.settings.collision_epsilon;
         // A corner farther apart than the release gap is not a contact: held, it would be let
-        // go at the group's first step, and found again at the next check, for ever.
+        // go at the group's first step, and found again at the next check, for ever. A corner
+        // within the held region is the same surface found again only if it lies no deeper
+        // than the deepest held point (a rigid face held at its corners is held between them): a
+        // compound body's other piece, or a non-convex part's lower face, can sink inside the
+        // region's outline while the held points stay at their gap.
         let new: Vec<HeldContact> = new
             .into_iter()
             .filter(|c| {
                 let k = c.kinematics(at(c.a), at(c.b));
-                k.gap <= epsilon && !within_region(&k.point, &k.normal, &held_points, epsilon)
+                let held_already = within_region(&k.point, &k.normal, &held_points, epsilon)
+                    && k.gap >= deepest_held - SAME_SURFACE * epsilon;
+                k.gap <= epsilon && !held_already
             })
             .collect();
         let rest = Self::rest_speed(world);
@@ -333,11 +346,21 @@ impl EventLoop {
                 time: t,
             }
         })?;
+        // The frictional impulse problem of many redundant contacts can defeat Lemke (as in a
+        // time step, `contact::constraint::time_step`); the frictionless one, symmetric
+        // positive semi-definite, always has a solution: the collision then takes no friction.
         let options = LemkeOptions::default();
-        let collision =
-            collide(&system, true, None, &options).map_err(|_| SimulationError::NonFinite {
-                body: self.colliders.name(p.0, world),
-                time: t,
+        let collision = collide(&system, true, None, &options)
+            .or_else(|_| collide(&system, false, None, &options))
+            .map_err(|_| SimulationError::Group {
+                bodies: members
+                    .iter()
+                    .map(|&c| self.colliders.name(c, world))
+                    .collect(),
+                error: IntegrationError::NoContactForces {
+                    time: t,
+                    contacts: points.len(),
+                },
             })?;
         let impulses = collision.impulses;
         apply_impulses(&mut bodies, &points, &impulses);
