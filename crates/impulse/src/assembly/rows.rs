@@ -62,11 +62,86 @@ pub(crate) struct Block {
     pub angular: Vec3,
 }
 
+/// A row's Jacobian blocks, at most two (a row joins two sides), kept inline: rows are built
+/// several times a step, and a heap vector each cost more than the row's arithmetic.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Blocks {
+    items: [Block; 2],
+    len: usize,
+}
+
+impl Blocks {
+    const EMPTY: Block = Block {
+        body: 0,
+        linear: Vec3::new(0.0, 0.0, 0.0),
+        angular: Vec3::new(0.0, 0.0, 0.0),
+    };
+
+    fn new() -> Self {
+        Self {
+            items: [Self::EMPTY; 2],
+            len: 0,
+        }
+    }
+
+    /// Appends a block (a row has at most two).
+    pub fn push(&mut self, block: Block) {
+        assert!(self.len < 2, "a row joins at most two bodies");
+        self.items[self.len] = block;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Blocks {
+    type Target = [Block];
+    fn deref(&self) -> &[Block] {
+        &self.items[..self.len]
+    }
+}
+
+impl std::ops::DerefMut for Blocks {
+    fn deref_mut(&mut self) -> &mut [Block] {
+        &mut self.items[..self.len]
+    }
+}
+
+impl PartialEq for Blocks {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<'b> IntoIterator for &'b Blocks {
+    type Item = &'b Block;
+    type IntoIter = std::slice::Iter<'b, Block>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'b> IntoIterator for &'b mut Blocks {
+    type Item = &'b mut Block;
+    type IntoIter = std::slice::IterMut<'b, Block>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
+
+impl FromIterator<Block> for Blocks {
+    fn from_iter<I: IntoIterator<Item = Block>>(iter: I) -> Self {
+        let mut blocks = Self::new();
+        for b in iter {
+            blocks.push(b);
+        }
+        blocks
+    }
+}
+
 /// One scalar constraint row at one instant.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Row {
     /// Jacobian blocks (at most two bodies; none when both sides are the world).
-    pub blocks: Vec<Block>,
+    pub blocks: Blocks,
     /// Position error φ.
     pub phi: f64,
     /// Explicit time rate of φ (a prescribed trajectory): `φ̇ = J u + phi_t`.
@@ -78,7 +153,7 @@ pub(crate) struct Row {
 impl Row {
     fn new(phi: f64, bias: f64) -> Self {
         Self {
-            blocks: Vec::with_capacity(2),
+            blocks: Blocks::new(),
             phi,
             phi_t: 0.0,
             bias,
