@@ -2,20 +2,26 @@
 //! points, a torque prescribed in time, and a joint angle driven along θ(t) — each against its
 //! closed form.
 
+mod common;
+
+use common::assemblies::joint;
 use impulse::assembly::{
-    Assembly, AssemblyBodyDesc, AssemblySettings, JointDesc, LoadDesc, LoadKind, Primitive,
+    Assembly, AssemblyBodyDesc, AssemblySettings, LoadDesc, LoadKind, Primitive,
 };
 use impulse::math::{Quat, Vec3};
 
 const G: f64 = 9.81;
 
-fn joint(name: &str, a: usize, b: Option<usize>, primitive: Primitive) -> JointDesc {
-    JointDesc {
-        name: name.into(),
-        a,
-        b,
-        primitive,
-    }
+/// `body` alone on a frictionless prismatic guide (joint `guide`) along `axis` through its
+/// centre, without gravity, in 1 ms steps.
+fn on_guide(body: AssemblyBodyDesc, guide: &str, axis: Vec3) -> Assembly {
+    let anchor = body.position;
+    Assembly::new(
+        AssemblySettings::with_step(Vec3::zeros(), 1e-3),
+        vec![body],
+        vec![joint(guide, 0, None, Primitive::Prismatic { anchor, axis })],
+    )
+    .unwrap()
 }
 
 fn spring(a: usize, b: Option<usize>, pa: Vec3, pb: Vec3, k: f64, c: f64, l0: f64) -> LoadDesc {
@@ -44,20 +50,7 @@ fn spring_mass_oscillates_with_period_2pi_sqrt_m_over_k() {
     let omega = (k / m).sqrt();
     let start = Vec3::new(1.2, 0.0, 0.0);
     let block = AssemblyBodyDesc::new("block", m, Vec3::new(0.1, 0.1, 0.1), start);
-    let mut asm = Assembly::new(
-        AssemblySettings::with_step(Vec3::zeros(), 1e-3),
-        vec![block],
-        vec![joint(
-            "guide",
-            0,
-            None,
-            Primitive::Prismatic {
-                anchor: start,
-                axis: Vec3::x(),
-            },
-        )],
-    )
-    .unwrap();
+    let mut asm = on_guide(block, "guide", Vec3::x());
     asm.add_load(spring(0, None, start, Vec3::zeros(), k, 0.0, 1.0))
         .unwrap();
     let e0 = asm.energy();
@@ -101,20 +94,7 @@ fn damped_spring_decays_as_the_closed_form() {
     let wd = omega * (1.0 - zeta * zeta).sqrt();
     let start = Vec3::new(1.2, 0.0, 0.0);
     let block = AssemblyBodyDesc::new("block", m, Vec3::new(0.1, 0.1, 0.1), start);
-    let mut asm = Assembly::new(
-        AssemblySettings::with_step(Vec3::zeros(), 1e-3),
-        vec![block],
-        vec![joint(
-            "guide",
-            0,
-            None,
-            Primitive::Prismatic {
-                anchor: start,
-                axis: Vec3::x(),
-            },
-        )],
-    )
-    .unwrap();
+    let mut asm = on_guide(block, "guide", Vec3::x());
     asm.add_load(spring(0, None, start, Vec3::zeros(), k, c, 1.0))
         .unwrap();
     let e0 = asm.energy();
@@ -325,20 +305,7 @@ fn piston_force_switches_at_the_top_and_bottom_as_events() {
     let (m, k, f, stroke): (f64, f64, f64, f64) = (1.0, 40.0, 20.0, 0.2);
     let top = Vec3::new(0.0, 0.0, 0.1);
     let block = AssemblyBodyDesc::new("piston", m, Vec3::new(0.1, 0.1, 0.1), top);
-    let mut asm = Assembly::new(
-        AssemblySettings::with_step(Vec3::zeros(), 1e-3),
-        vec![block],
-        vec![joint(
-            "cylinder",
-            0,
-            None,
-            Primitive::Prismatic {
-                anchor: top,
-                axis: Vec3::z(),
-            },
-        )],
-    )
-    .unwrap();
+    let mut asm = on_guide(block, "cylinder", Vec3::z());
     asm.add_load(spring(0, None, top, Vec3::new(0.0, 0.0, -1.0), k, 0.0, 1.0))
         .unwrap();
     asm.add_load(LoadDesc {

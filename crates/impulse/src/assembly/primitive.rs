@@ -711,6 +711,7 @@ impl Template {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::assembly::rows::motion;
     use crate::math::{Quat, pose};
 
     /// The curve and cylinder rows are the derivatives of their position functions, with B
@@ -720,16 +721,7 @@ mod tests {
     /// least rotation from the tangent at the start (which agrees to third order).
     #[test]
     fn curve_and_cylinder_rows_are_derivatives_of_their_positions() {
-        let (xa, va, wa) = (
-            Vec3::new(0.3, -0.2, 0.5),
-            Vec3::new(0.4, 0.1, -0.3),
-            Vec3::new(1.1, -0.7, 0.4),
-        );
-        let (xb, vb, wb) = (
-            Vec3::new(-0.4, 0.6, 0.1),
-            Vec3::new(-0.2, 0.5, 0.2),
-            Vec3::new(-0.3, 0.9, 1.3),
-        );
+        let ((xa, va, wa), (xb, vb, wb)) = (motion::A, motion::B);
         let (qa, qb) = (
             Quat::from_scaled_axis(Vec3::new(0.3, 0.5, -0.2)),
             Quat::from_scaled_axis(Vec3::new(-0.6, 0.1, 0.9)),
@@ -737,15 +729,9 @@ mod tests {
         let at = |t: f64| {
             let pa = pose(xa + va * t, Quat::from_scaled_axis(wa * t) * qa);
             let pb = pose(xb + vb * t, Quat::from_scaled_axis(wb * t) * qb);
-            let side = |body, center, velocity, omega| Side {
-                body: Some(body),
-                center,
-                velocity,
-                omega,
-            };
             (
-                side(0, xa + va * t, va, wa),
-                side(1, xb + vb * t, vb, wb),
+                motion::side(0, motion::A, t),
+                motion::side(1, motion::B, t),
                 pa,
                 pb,
             )

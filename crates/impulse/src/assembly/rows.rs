@@ -302,6 +302,37 @@ pub(crate) fn screw_angle(row: &mut Row, a: &Side, b: &Side, d: &Vec3, theta: f6
     row.add(b, Vec3::zeros(), h * d);
 }
 
+/// Two bodies in a screw motion each, for the tests that check rows against differences of
+/// their φ: centre `x0 + v t`, turning at constant ω.
+#[cfg(test)]
+pub(crate) mod motion {
+    use super::Side;
+    use crate::math::Vec3;
+
+    /// Body A's (x0, v, ω).
+    pub const A: (Vec3, Vec3, Vec3) = (
+        Vec3::new(0.3, -0.2, 0.5),
+        Vec3::new(0.4, 0.1, -0.3),
+        Vec3::new(1.1, -0.7, 0.4),
+    );
+    /// Body B's (x0, v, ω).
+    pub const B: (Vec3, Vec3, Vec3) = (
+        Vec3::new(-0.4, 0.6, 0.1),
+        Vec3::new(-0.2, 0.5, 0.2),
+        Vec3::new(-0.3, 0.9, 1.3),
+    );
+
+    /// Body `body`'s side at time t in the motion `(x0, v, ω)`.
+    pub fn side(body: usize, (x0, v, w): (Vec3, Vec3, Vec3), t: f64) -> Side {
+        Side {
+            body: Some(body),
+            center: x0 + v * t,
+            velocity: v,
+            omega: w,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,17 +341,7 @@ mod tests {
     /// differences of φ along a rigid motion (an independent route to the same numbers).
     #[test]
     fn rows_are_derivatives_of_their_positions() {
-        // Two bodies in a screw motion each: centre x(t) = x0 + v t, rotation about ω (fixed).
-        let (xa, va, wa) = (
-            Vec3::new(0.3, -0.2, 0.5),
-            Vec3::new(0.4, 0.1, -0.3),
-            Vec3::new(1.1, -0.7, 0.4),
-        );
-        let (xb, vb, wb) = (
-            Vec3::new(-0.4, 0.6, 0.1),
-            Vec3::new(-0.2, 0.5, 0.2),
-            Vec3::new(-0.3, 0.9, 1.3),
-        );
+        let ((xa, va, wa), (xb, vb, wb)) = (motion::A, motion::B);
         let pa0 = Vec3::new(0.8, 0.1, -0.2);
         let o0 = Vec3::new(0.2, 0.7, 0.4);
         let u0 = Vec3::new(0.3, -0.5, 0.8).normalize();
@@ -329,18 +350,7 @@ mod tests {
         // The world state at time t, returned as sides and the moved geometry.
         let at = |t: f64| {
             let (ra, rb) = (rot(&wa, t), rot(&wb, t));
-            let a = Side {
-                body: Some(0),
-                center: xa + va * t,
-                velocity: va,
-                omega: wa,
-            };
-            let b = Side {
-                body: Some(1),
-                center: xb + vb * t,
-                velocity: vb,
-                omega: wb,
-            };
+            let (a, b) = (motion::side(0, motion::A, t), motion::side(1, motion::B, t));
             let pa = a.center + ra * (pa0 - xa);
             let o = b.center + rb * (o0 - xb);
             (a, b, pa, o, rb * u0, ra * d0)
