@@ -108,6 +108,15 @@ pub enum Primitive {
     /// force is the torque that drives it. Use it with a joint that keeps A's axis along B's
     /// (revolute, cylindrical) (1 row).
     AngleDriver { axis: Vec3, angle: Vec<f64> },
+    /// A driver: A's point at `anchor` slides along B's `axis` (fixed in B, through the
+    /// anchor) by `s(t) = Σ a_k t^k` (a length, from the initial pose, so a₀ = 0), a rheonomic
+    /// row whose force is the one that drives it. Use it with a joint that keeps A's point on
+    /// B's axis (prismatic, cylindrical) (1 row).
+    SlideDriver {
+        anchor: Vec3,
+        axis: Vec3,
+        position: Vec<f64>,
+    },
 }
 
 impl Primitive {
@@ -133,6 +142,7 @@ impl Primitive {
             Self::PointOnSpline { .. } => "point_on_spline",
             Self::PointOnCylinder { .. } => "point_on_cylinder",
             Self::AngleDriver { .. } => "angle_driver",
+            Self::SlideDriver { .. } => "slide_driver",
         }
     }
 
@@ -288,6 +298,18 @@ impl Primitive {
                 direction("axis", axis)?;
                 if angle.is_empty() || !angle.iter().all(|a| a.is_finite()) {
                     return Err("`angle` needs at least one finite coefficient".into());
+                }
+                Ok(())
+            }
+            Self::SlideDriver {
+                anchor,
+                axis,
+                position,
+            } => {
+                finite("anchor", anchor)?;
+                direction("axis", axis)?;
+                if position.is_empty() || !position.iter().all(|a| a.is_finite()) {
+                    return Err("`position` needs at least one finite coefficient".into());
                 }
                 Ok(())
             }
@@ -492,6 +514,16 @@ impl Primitive {
                     angle: angle.clone(),
                 }]
             }
+            Self::SlideDriver {
+                anchor,
+                axis,
+                position,
+            } => vec![Template::Slide {
+                p_a: in_a(anchor),
+                u_b: dir_b(axis),
+                o_b: in_b(anchor),
+                position: position.clone(),
+            }],
         }
     }
 }
@@ -535,6 +567,13 @@ pub(crate) enum Template {
         e1_a: Vec3,
         theta: f64,
         angle: Vec<f64>,
+    },
+    /// `u·(p_a − o) − s(t)`, s the polynomial `position`.
+    Slide {
+        p_a: Vec3,
+        u_b: Vec3,
+        o_b: Vec3,
+        position: Vec<f64>,
     },
     /// `(|q|² − R²) / 2R`, `q` the part of `p_a − o` across B's axis `d`.
     Cylinder {
@@ -640,6 +679,24 @@ impl Template {
                     *theta,
                 );
                 rows::driven_angle(&a.side, &b.side, &d, now, polynomial(angle, t, 0.0))
+            }
+            Self::Slide {
+                p_a,
+                u_b,
+                o_b,
+                position,
+            } => {
+                let mut row = rows::point_along(
+                    &a.side,
+                    &pa(p_a),
+                    &b.side,
+                    &(b.pose.rotation * u_b),
+                    &pb(o_b),
+                    &zero,
+                    &zero,
+                );
+                rows::drive(&mut row, polynomial(position, t, 0.0));
+                row
             }
             Self::Cylinder {
                 p_a,

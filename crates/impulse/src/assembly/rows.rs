@@ -292,6 +292,16 @@ pub(crate) fn driven_angle(
     row
 }
 
+/// Drives a row along `target = (s, ṡ, s̈)` prescribed in time: `φ − s(t)`, whose velocity
+/// gains `−ṡ` and whose acceleration gains `−s̈` (the Jacobian, a function of the poses only,
+/// is unchanged).
+pub(crate) fn drive(row: &mut Row, target: (f64, f64, f64)) {
+    let (s, rate, accel) = target;
+    row.phi -= s;
+    row.phi_t -= rate;
+    row.bias -= accel;
+}
+
 /// Adds `−h θ` to a slide row `s` along B's axis `d`, where θ is the rotation of A relative to
 /// B about `d` (now `theta`): `θ̇ = d·(ω_a − ω_b)`, `θ̈ = d·(α_a − α_b) + (ω_b × d)·(ω_a − ω_b)`
 /// (kalra.md §2.1 c, the corrected screw).

@@ -115,6 +115,7 @@ const JOINT_TYPES: &[&str] = &[
     "point_on_spline",
     "point_on_cylinder",
     "angle_driver",
+    "slide_driver",
 ];
 
 /// Whether `text` is an assembly scene (it has an `[assembly]` table), so that `impulse run`
@@ -428,6 +429,7 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         "point_on_polyline" | "point_on_spline" => &["point", "points"],
         "point_on_cylinder" => &["point", "origin", "axis", "radius"],
         "angle_driver" => &["axis", "angle"],
+        "slide_driver" => &["anchor", "axis", "position"],
         _ => &[],
     };
     if kind.is_some() {
@@ -567,6 +569,15 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
                 radius: length("radius")?,
             }
         }
+        "slide_driver" => Primitive::SlideDriver {
+            anchor: vec3(t, "anchor", "a point on the axis [x, y, z]")?,
+            axis: direction(t, "axis")?,
+            position: coefficients(
+                t,
+                "position",
+                "[a₀, a₁, …] as lengths: s(t) = a₀ + a₁ t + a₂ t² + …",
+            )?,
+        },
         "angle_driver" => Primitive::AngleDriver {
             axis: direction(t, "axis")?,
             angle: coefficients(
@@ -915,6 +926,12 @@ position = [1, 0, 0]
         );
         let e = errors(&driver);
         assert!(e[0].key == "joints[0].angle", "{e:?}");
+        let slide = format!(
+            "{bead}[[joints]]\ntype = \"slide_driver\"\nbody = \"bead\"\nanchor = [0, 0, 0]\naxis = [0, 0, 0]\nposition = [0, 1]\n"
+        );
+        let e = errors(&slide);
+        assert!(e[0].key == "joints[0].axis", "{e:?}");
+        assert!(e[0].message.contains("zero direction"), "{e:?}");
         let load = |text: &str| format!("{bead}[[loads]]\n{text}\n");
         assert!(
             errors(&load(
