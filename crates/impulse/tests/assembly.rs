@@ -3,14 +3,16 @@
 
 mod common;
 
-use common::assemblies::{joint, rod, slider_crank_with};
+use common::assemblies::{
+    assert_no_work, in_cube, joint, random_pose_body, rod, slider_crank_with,
+};
 use impulse::assembly::{
     Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Baumgarte, Handedness, Path,
     Primitive,
 };
 use impulse::math::{Quat, Vec3};
 use impulse::multibody::{AppliedForces, Joint, JointKind, Link, Tree, Workspace};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
 const G: f64 = 9.81;
@@ -736,27 +738,6 @@ fn chain_as_assembly_matches_tree_multibody() {
     assert!(worst < 1e-6, "angles differ by {worst}");
 }
 
-/// A random body pose.
-fn random_pose_body(rng: &mut Pcg64, name: &str) -> AssemblyBodyDesc {
-    let mut r = || {
-        Vec3::new(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-        )
-    };
-    let mut body = AssemblyBodyDesc::new(
-        name,
-        0.5 + r().x.abs(),
-        Vec3::new(0.1, 0.15, 0.2) + 0.05 * r().abs(),
-        r(),
-    );
-    body.orientation = Quat::from_scaled_axis(2.0 * r());
-    body.velocity = 3.0 * r();
-    body.angular_velocity = 3.0 * r();
-    body
-}
-
 /// The no-work property: over random assemblies of every primitive (between two moving bodies
 /// and between a body and the world, random poses and velocities, gravity and a spin), the
 /// constraint forces' power Σ F·v + τ·ω is below 1e-9 of the scale of its terms
@@ -768,13 +749,7 @@ fn random_pose_body(rng: &mut Pcg64, name: &str) -> AssemblyBodyDesc {
 fn constraint_forces_do_no_work() {
     let mut rng = Pcg64::seed_from_u64(36);
     for trial in 0..6 {
-        let mut r = || {
-            Vec3::new(
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-            )
-        };
+        let mut r = || in_cube(&mut rng);
         let (p, axis, centre) = (r(), r().normalize(), r());
         let radius = (p - centre).norm();
         let normal = (p - centre).cross(&r()).normalize();
@@ -839,26 +814,7 @@ fn constraint_forces_do_no_work() {
                     vec![joint(name, 0, b, primitive.clone())],
                 )
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
-                let (power, scale) = asm.constraint_power().unwrap();
-                assert!(
-                    scale > 1e-3,
-                    "{name}: no constraint force to test ({scale})"
-                );
-                assert!(
-                    power.abs() <= 1e-9 * scale,
-                    "{name}: power {power} of {scale}"
-                );
-                asm.advance_to(0.2).unwrap();
-                let (power, scale) = asm.constraint_power().unwrap();
-                assert!(
-                    power.abs() <= 1e-9 * scale,
-                    "{name} at 0.2 s: power {power} of {scale}"
-                );
-                let work = asm.constraint_work();
-                assert!(
-                    work.abs() <= 1e-6 * asm.kinetic_energy(),
-                    "{name}: work {work}"
-                );
+                assert_no_work(&mut asm, name);
             }
         }
     }

@@ -2,26 +2,18 @@
 //! polyline, a natural cubic spline and a cylinder, each against a closed form, with the
 //! constraint forces doing no work and the joints held.
 
-use impulse::assembly::{
-    Assembly, AssemblyBodyDesc, AssemblySettings, Handedness, JointDesc, Primitive,
-};
-use impulse::math::{Quat, Vec3};
-use rand::{Rng, SeedableRng};
+mod common;
+
+use common::assemblies::{assert_no_work, in_cube, joint, random_pose_body};
+use impulse::assembly::{Assembly, AssemblyBodyDesc, AssemblySettings, Handedness, Primitive};
+use impulse::math::Vec3;
+use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
 const G: f64 = 9.81;
 
 fn settings() -> AssemblySettings {
     AssemblySettings::with_step(Vec3::new(0.0, 0.0, -G), 1e-3)
-}
-
-fn joint(name: &str, a: usize, b: Option<usize>, primitive: Primitive) -> JointDesc {
-    JointDesc {
-        name: name.into(),
-        a,
-        b,
-        primitive,
-    }
 }
 
 /// A bead of mass 1 (its point at the centre of mass, so its turning is its own business).
@@ -251,26 +243,6 @@ fn bead_on_a_spline_keeps_its_energy() {
     assert!(gap < 1e-12, "gap {gap}");
 }
 
-fn random_pose_body(rng: &mut Pcg64, name: &str) -> AssemblyBodyDesc {
-    let mut r = || {
-        Vec3::new(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-        )
-    };
-    let mut body = AssemblyBodyDesc::new(
-        name,
-        0.5 + r().x.abs(),
-        Vec3::new(0.1, 0.15, 0.2) + 0.05 * r().abs(),
-        r(),
-    );
-    body.orientation = Quat::from_scaled_axis(2.0 * r());
-    body.velocity = 3.0 * r();
-    body.angular_velocity = 3.0 * r();
-    body
-}
-
 /// The no-work property for the new curves and the cylinder, as `assembly::constraint_forces_do_no_work`
 /// checks it for the others: random poses and velocities, between two moving bodies (the curve
 /// carried by B) and against the world, power below 1e-9 of its terms at the start and after
@@ -279,13 +251,7 @@ fn random_pose_body(rng: &mut Pcg64, name: &str) -> AssemblyBodyDesc {
 fn curves_and_cylinders_do_no_work() {
     let mut rng = Pcg64::seed_from_u64(3636);
     for trial in 0..6 {
-        let mut r = || {
-            Vec3::new(
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-            )
-        };
+        let mut r = || in_cube(&mut rng);
         let (p, axis, c, q1, q2) = (r(), r().normalize(), r(), r(), r());
         let rel = p - c;
         let radius = (rel - axis * axis.dot(&rel)).norm();
@@ -335,26 +301,7 @@ fn curves_and_cylinders_do_no_work() {
                     }
                     Err(e) => panic!("{name}: {e}"),
                 };
-                let (power, scale) = asm.constraint_power().unwrap();
-                assert!(
-                    scale > 1e-3,
-                    "{name}: no constraint force to test ({scale})"
-                );
-                assert!(
-                    power.abs() <= 1e-9 * scale,
-                    "{name}: power {power} of {scale}"
-                );
-                asm.advance_to(0.2).unwrap();
-                let (power, scale) = asm.constraint_power().unwrap();
-                assert!(
-                    power.abs() <= 1e-9 * scale,
-                    "{name} at 0.2 s: power {power} of {scale}"
-                );
-                let work = asm.constraint_work();
-                assert!(
-                    work.abs() <= 1e-6 * asm.kinetic_energy(),
-                    "{name}: work {work}"
-                );
+                assert_no_work(&mut asm, name);
                 assert!(asm.max_gap() < 1e-12, "{name}: gap {}", asm.max_gap());
             }
         }

@@ -2,20 +2,26 @@
 //! points, a torque prescribed in time, and a joint angle driven along θ(t) — each against its
 //! closed form.
 
+mod common;
+
+use common::assemblies::joint;
 use impulse::assembly::{
-    Assembly, AssemblyBodyDesc, AssemblySettings, JointDesc, LoadDesc, LoadKind, Primitive,
+    Assembly, AssemblyBodyDesc, AssemblySettings, LoadDesc, LoadKind, Primitive,
 };
 use impulse::math::{Quat, Vec3};
 
 const G: f64 = 9.81;
 
-fn joint(name: &str, a: usize, b: Option<usize>, primitive: Primitive) -> JointDesc {
-    JointDesc {
-        name: name.into(),
-        a,
-        b,
-        primitive,
-    }
+/// `body` alone on a frictionless prismatic guide (joint `guide`) along `axis` through its
+/// centre, without gravity, in 1 ms steps.
+fn on_guide(body: AssemblyBodyDesc, guide: &str, axis: Vec3) -> Assembly {
+    let anchor = body.position;
+    Assembly::new(
+        AssemblySettings::with_step(Vec3::zeros(), 1e-3),
+        vec![body],
+        vec![joint(guide, 0, None, Primitive::Prismatic { anchor, axis })],
+    )
+    .unwrap()
 }
 
 fn spring(a: usize, b: Option<usize>, pa: Vec3, pb: Vec3, k: f64, c: f64, l0: f64) -> LoadDesc {
@@ -44,20 +50,7 @@ fn spring_mass_oscillates_with_period_2pi_sqrt_m_over_k() {
     let omega = (k / m).sqrt();
     let start = Vec3::new(1.2, 0.0, 0.0);
     let block = AssemblyBodyDesc::new("block", m, Vec3::new(0.1, 0.1, 0.1), start);
-    let mut asm = Assembly::new(
-        AssemblySettings::with_step(Vec3::zeros(), 1e-3),
-        vec![block],
-        vec![joint(
-            "guide",
-            0,
-            None,
-            Primitive::Prismatic {
-                anchor: start,
-                axis: Vec3::x(),
-            },
-        )],
-    )
-    .unwrap();
+    let mut asm = on_guide(block, "guide", Vec3::x());
     asm.add_load(spring(0, None, start, Vec3::zeros(), k, 0.0, 1.0))
         .unwrap();
     let e0 = asm.energy();
@@ -101,20 +94,7 @@ fn damped_spring_decays_as_the_closed_form() {
     let wd = omega * (1.0 - zeta * zeta).sqrt();
     let start = Vec3::new(1.2, 0.0, 0.0);
     let block = AssemblyBodyDesc::new("block", m, Vec3::new(0.1, 0.1, 0.1), start);
-    let mut asm = Assembly::new(
-        AssemblySettings::with_step(Vec3::zeros(), 1e-3),
-        vec![block],
-        vec![joint(
-            "guide",
-            0,
-            None,
-            Primitive::Prismatic {
-                anchor: start,
-                axis: Vec3::x(),
-            },
-        )],
-    )
-    .unwrap();
+    let mut asm = on_guide(block, "guide", Vec3::x());
     asm.add_load(spring(0, None, start, Vec3::zeros(), k, c, 1.0))
         .unwrap();
     let e0 = asm.energy();
@@ -312,6 +292,67 @@ fn driven_revolute_follows_its_angle_with_the_torque_it_needs() {
     );
 }
 
+/// A slide driver: a block (m = 2) on a guide along x, tied to the origin by a spring (k = 50,
+/// rest length 1), starts at x₀ = 1.2 and is driven along s(t) = 0.5 t² + 0.2 t³. It follows
+/// x₀ + s(t) (1e-10 m), and the driver's force along the guide is what Newton's law asks for a
+/// prescribed motion, m s̈ + k (x − 1) with s̈ = 1 + 1.2 t (1e-9 N), with nothing across it
+/// (the guide takes that); the driver's work is the energy it put in (the rise of kinetic
+/// energy minus the spring's work, 1e-6 relative).
+#[test]
+fn slide_driver_pushes_with_m_x_ddot_plus_the_load() {
+    let (m, k) = (2.0, 50.0);
+    let start = Vec3::new(1.2, 0.0, 0.0);
+    let block = AssemblyBodyDesc::new("block", m, Vec3::new(0.1, 0.1, 0.1), start);
+    let mut asm = Assembly::new(
+        AssemblySettings::with_step(Vec3::zeros(), 1e-3),
+        vec![block],
+        vec![
+            joint(
+                "guide",
+                0,
+                None,
+                Primitive::Prismatic {
+                    anchor: start,
+                    axis: Vec3::x(),
+                },
+            ),
+            joint(
+                "drive",
+                0,
+                None,
+                Primitive::SlideDriver {
+                    anchor: start,
+                    axis: Vec3::x(),
+                    position: vec![0.0, 0.0, 0.5, 0.2],
+                },
+            ),
+        ],
+    )
+    .unwrap();
+    asm.add_load(spring(0, None, start, Vec3::zeros(), k, 0.0, 1.0))
+        .unwrap();
+    let e0 = asm.energy();
+    let mut worst_x = 0.0_f64;
+    let mut worst_force = 0.0_f64;
+    for step in 1..=200 {
+        asm.advance_to(step as f64 * 1e-2).unwrap();
+        let t = asm.time();
+        let x = asm.bodies()[0].pose().translation.vector.x;
+        worst_x = worst_x.max((x - (1.2 + 0.5 * t * t + 0.2 * t.powi(3))).abs());
+        let (force, _) = asm.joint_reactions().unwrap()[1];
+        let expect = m * (1.0 + 1.2 * t) + k * (x - 1.0);
+        worst_force = worst_force.max((force - Vec3::x() * expect).norm());
+    }
+    assert!(worst_x < 1e-10, "position off by {worst_x}");
+    assert!(worst_force < 1e-9, "force off by {worst_force}");
+    let put_in = asm.energy() - e0 - asm.applied_work();
+    assert!(
+        (asm.constraint_work() - put_in).abs() < 1e-6 * put_in.abs(),
+        "work {} vs {put_in}",
+        asm.constraint_work()
+    );
+}
+
 /// Kalra's piston force with its switches located as events. A block (m = 1) on a vertical
 /// guide, held by a spring (k = 40) about z = 0, is a piston in a cylinder from z = −0.1
 /// (bottom) to 0.1 (top) with F_max = 20: while it moves down it is pushed down by
@@ -325,20 +366,7 @@ fn piston_force_switches_at_the_top_and_bottom_as_events() {
     let (m, k, f, stroke): (f64, f64, f64, f64) = (1.0, 40.0, 20.0, 0.2);
     let top = Vec3::new(0.0, 0.0, 0.1);
     let block = AssemblyBodyDesc::new("piston", m, Vec3::new(0.1, 0.1, 0.1), top);
-    let mut asm = Assembly::new(
-        AssemblySettings::with_step(Vec3::zeros(), 1e-3),
-        vec![block],
-        vec![joint(
-            "cylinder",
-            0,
-            None,
-            Primitive::Prismatic {
-                anchor: top,
-                axis: Vec3::z(),
-            },
-        )],
-    )
-    .unwrap();
+    let mut asm = on_guide(block, "cylinder", Vec3::z());
     asm.add_load(spring(0, None, top, Vec3::new(0.0, 0.0, -1.0), k, 0.0, 1.0))
         .unwrap();
     asm.add_load(LoadDesc {

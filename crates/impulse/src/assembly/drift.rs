@@ -46,8 +46,8 @@ impl Assembly {
     /// `J M⁻¹ Jᵀ μ = −(J u + φ_t)` (a mass-weighted projection: for joints fixed in time it never adds kinetic energy).
     pub(crate) fn project_velocities(&mut self) -> Result<(), AssemblyError> {
         let states = self.states();
-        let (rows, _) = self.rows_at(&states, self.time);
-        let (sides, _) = self.frames(&states);
+        let (sides, poses) = self.frames(&states);
+        let (rows, _) = self.rows_from(&sides, &poses, self.time);
         let velocities: Vec<_> = sides.iter().map(|s| (s.velocity, s.omega)).collect();
         let rhs: Vec<f64> = rows
             .iter()

@@ -226,6 +226,23 @@ impl Load {
         }
     }
 
+    /// Adds force `f` at A's point `at_a` to A, and `−f` at B's point `at_b` to B (unless B is
+    /// the world), with their torques about the centres of mass.
+    fn push(
+        &self,
+        applied: &mut [(Vec3, Vec3)],
+        f: Vec3,
+        (at_a, side_a): (&Vec3, &Side),
+        (at_b, side_b): (&Vec3, &Side),
+    ) {
+        applied[self.a].0 += f;
+        applied[self.a].1 += (at_a - side_a.center).cross(&f);
+        if let Some(b) = self.b {
+            applied[b].0 -= f;
+            applied[b].1 -= (at_b - side_b.center).cross(&f);
+        }
+    }
+
     /// Adds this load's force and torque (about each centre of mass) to `applied`, for bodies
     /// with kinematics `sides` and poses `poses`, at time t.
     pub fn apply(&self, applied: &mut [(Vec3, Vec3)], sides: &[Side], poses: &[Pose], t: f64) {
@@ -251,12 +268,7 @@ impl Load {
                 let n = d / length;
                 let rate = n.dot(&(side_a.point_velocity(&pa) - side_b.point_velocity(&pb)));
                 let f = -n * (stiffness * (length - rest_length) + damping * rate);
-                applied[self.a].0 += f;
-                applied[self.a].1 += (pa - side_a.center).cross(&f);
-                if let Some(b) = self.b {
-                    applied[b].0 -= f;
-                    applied[b].1 -= (pb - side_b.center).cross(&f);
-                }
+                self.push(applied, f, (&pa, side_a), (&pb, &side_b));
             }
             Compiled::Torque {
                 axis_b,
@@ -278,12 +290,7 @@ impl Load {
                 };
                 // kalra.md §4.3: F = F_max (y − y_bot)/(y_top − y_bot), down the cylinder.
                 let f = -s.axis * (force * s.y);
-                applied[self.a].0 += f;
-                applied[self.a].1 += (s.point - side_a.center).cross(&f);
-                if let Some(b) = self.b {
-                    applied[b].0 -= f;
-                    applied[b].1 -= (s.point - side_b.center).cross(&f);
-                }
+                self.push(applied, f, (&s.point, side_a), (&s.point, &side_b));
             }
         }
     }
@@ -303,6 +310,8 @@ impl Assembly {
             .b
             .map(|b| self.bodies[b].pose())
             .unwrap_or_else(Pose::identity);
+        let in_a = |p: Vec3| pose_a.inverse_transform_point(&p.into()).coords;
+        let in_b = |p: Vec3| pose_b.inverse_transform_point(&p.into()).coords;
         let kind = match load.kind {
             LoadKind::Spring {
                 point_a,
@@ -311,8 +320,8 @@ impl Assembly {
                 damping,
                 rest_length,
             } => Compiled::Spring {
-                p_a: pose_a.inverse_transform_point(&point_a.into()).coords,
-                p_b: pose_b.inverse_transform_point(&point_b.into()).coords,
+                p_a: in_a(point_a),
+                p_b: in_b(point_b),
                 stiffness,
                 damping,
                 rest_length,
@@ -327,9 +336,9 @@ impl Assembly {
                 bottom,
                 force,
             } => Compiled::Piston {
-                p_a: pose_a.inverse_transform_point(&point.into()).coords,
-                top_b: pose_b.inverse_transform_point(&top.into()).coords,
-                bottom_b: pose_b.inverse_transform_point(&bottom.into()).coords,
+                p_a: in_a(point),
+                top_b: in_b(top),
+                bottom_b: in_b(bottom),
                 force,
                 firing: false,
             },

@@ -595,6 +595,11 @@ impl Assembly {
     /// Every row at the given states and time, with the joint each belongs to.
     fn rows_at(&self, states: &[BodyState], t: f64) -> (Vec<Row>, Vec<usize>) {
         let (sides, poses) = self.frames(states);
+        self.rows_from(&sides, &poses, t)
+    }
+
+    /// Every row for the bodies' sides and poses (from [`Self::frames`]) at time t.
+    fn rows_from(&self, sides: &[Side], poses: &[Pose], t: f64) -> (Vec<Row>, Vec<usize>) {
         let world = Pose::identity();
         let mut rows = Vec::with_capacity(self.row_count());
         let mut owners = Vec::with_capacity(self.row_count());

@@ -108,6 +108,15 @@ pub enum Primitive {
     /// force is the torque that drives it. Use it with a joint that keeps A's axis along B's
     /// (revolute, cylindrical) (1 row).
     AngleDriver { axis: Vec3, angle: Vec<f64> },
+    /// A driver: A's point at `anchor` slides along B's `axis` (fixed in B, through the
+    /// anchor) by `s(t) = Σ a_k t^k` (a length, from the initial pose, so a₀ = 0), a rheonomic
+    /// row whose force is the one that drives it. Use it with a joint that keeps A's point on
+    /// B's axis (prismatic, cylindrical) (1 row).
+    SlideDriver {
+        anchor: Vec3,
+        axis: Vec3,
+        position: Vec<f64>,
+    },
 }
 
 impl Primitive {
@@ -133,6 +142,7 @@ impl Primitive {
             Self::PointOnSpline { .. } => "point_on_spline",
             Self::PointOnCylinder { .. } => "point_on_cylinder",
             Self::AngleDriver { .. } => "angle_driver",
+            Self::SlideDriver { .. } => "slide_driver",
         }
     }
 
@@ -288,6 +298,18 @@ impl Primitive {
                 direction("axis", axis)?;
                 if angle.is_empty() || !angle.iter().all(|a| a.is_finite()) {
                     return Err("`angle` needs at least one finite coefficient".into());
+                }
+                Ok(())
+            }
+            Self::SlideDriver {
+                anchor,
+                axis,
+                position,
+            } => {
+                finite("anchor", anchor)?;
+                direction("axis", axis)?;
+                if position.is_empty() || !position.iter().all(|a| a.is_finite()) {
+                    return Err("`position` needs at least one finite coefficient".into());
                 }
                 Ok(())
             }
@@ -492,6 +514,16 @@ impl Primitive {
                     angle: angle.clone(),
                 }]
             }
+            Self::SlideDriver {
+                anchor,
+                axis,
+                position,
+            } => vec![Template::Slide {
+                p_a: in_a(anchor),
+                u_b: dir_b(axis),
+                o_b: in_b(anchor),
+                position: position.clone(),
+            }],
         }
     }
 }
@@ -535,6 +567,13 @@ pub(crate) enum Template {
         e1_a: Vec3,
         theta: f64,
         angle: Vec<f64>,
+    },
+    /// `u·(p_a − o) − s(t)`, s the polynomial `position`.
+    Slide {
+        p_a: Vec3,
+        u_b: Vec3,
+        o_b: Vec3,
+        position: Vec<f64>,
     },
     /// `(|q|² − R²) / 2R`, `q` the part of `p_a − o` across B's axis `d`.
     Cylinder {
@@ -641,6 +680,24 @@ impl Template {
                 );
                 rows::driven_angle(&a.side, &b.side, &d, now, polynomial(angle, t, 0.0))
             }
+            Self::Slide {
+                p_a,
+                u_b,
+                o_b,
+                position,
+            } => {
+                let mut row = rows::point_along(
+                    &a.side,
+                    &pa(p_a),
+                    &b.side,
+                    &(b.pose.rotation * u_b),
+                    &pb(o_b),
+                    &zero,
+                    &zero,
+                );
+                rows::drive(&mut row, polynomial(position, t, 0.0));
+                row
+            }
             Self::Cylinder {
                 p_a,
                 o_b,
@@ -711,6 +768,7 @@ impl Template {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::assembly::rows::motion;
     use crate::math::{Quat, pose};
 
     /// The curve and cylinder rows are the derivatives of their position functions, with B
@@ -720,16 +778,7 @@ mod tests {
     /// least rotation from the tangent at the start (which agrees to third order).
     #[test]
     fn curve_and_cylinder_rows_are_derivatives_of_their_positions() {
-        let (xa, va, wa) = (
-            Vec3::new(0.3, -0.2, 0.5),
-            Vec3::new(0.4, 0.1, -0.3),
-            Vec3::new(1.1, -0.7, 0.4),
-        );
-        let (xb, vb, wb) = (
-            Vec3::new(-0.4, 0.6, 0.1),
-            Vec3::new(-0.2, 0.5, 0.2),
-            Vec3::new(-0.3, 0.9, 1.3),
-        );
+        let ((xa, va, wa), (xb, vb, wb)) = (motion::A, motion::B);
         let (qa, qb) = (
             Quat::from_scaled_axis(Vec3::new(0.3, 0.5, -0.2)),
             Quat::from_scaled_axis(Vec3::new(-0.6, 0.1, 0.9)),
@@ -737,15 +786,9 @@ mod tests {
         let at = |t: f64| {
             let pa = pose(xa + va * t, Quat::from_scaled_axis(wa * t) * qa);
             let pb = pose(xb + vb * t, Quat::from_scaled_axis(wb * t) * qb);
-            let side = |body, center, velocity, omega| Side {
-                body: Some(body),
-                center,
-                velocity,
-                omega,
-            };
             (
-                side(0, xa + va * t, va, wa),
-                side(1, xb + vb * t, vb, wb),
+                motion::side(0, motion::A, t),
+                motion::side(1, motion::B, t),
                 pa,
                 pb,
             )

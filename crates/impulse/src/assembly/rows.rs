@@ -62,11 +62,86 @@ pub(crate) struct Block {
     pub angular: Vec3,
 }
 
+/// A row's Jacobian blocks, at most two (a row joins two sides), kept inline: rows are built
+/// several times a step, and a heap vector each cost more than the row's arithmetic.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Blocks {
+    items: [Block; 2],
+    len: usize,
+}
+
+impl Blocks {
+    const EMPTY: Block = Block {
+        body: 0,
+        linear: Vec3::new(0.0, 0.0, 0.0),
+        angular: Vec3::new(0.0, 0.0, 0.0),
+    };
+
+    fn new() -> Self {
+        Self {
+            items: [Self::EMPTY; 2],
+            len: 0,
+        }
+    }
+
+    /// Appends a block (a row has at most two).
+    pub fn push(&mut self, block: Block) {
+        assert!(self.len < 2, "a row joins at most two bodies");
+        self.items[self.len] = block;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Blocks {
+    type Target = [Block];
+    fn deref(&self) -> &[Block] {
+        &self.items[..self.len]
+    }
+}
+
+impl std::ops::DerefMut for Blocks {
+    fn deref_mut(&mut self) -> &mut [Block] {
+        &mut self.items[..self.len]
+    }
+}
+
+impl PartialEq for Blocks {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<'b> IntoIterator for &'b Blocks {
+    type Item = &'b Block;
+    type IntoIter = std::slice::Iter<'b, Block>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'b> IntoIterator for &'b mut Blocks {
+    type Item = &'b mut Block;
+    type IntoIter = std::slice::IterMut<'b, Block>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
+
+impl FromIterator<Block> for Blocks {
+    fn from_iter<I: IntoIterator<Item = Block>>(iter: I) -> Self {
+        let mut blocks = Self::new();
+        for b in iter {
+            blocks.push(b);
+        }
+        blocks
+    }
+}
+
 /// One scalar constraint row at one instant.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Row {
     /// Jacobian blocks (at most two bodies; none when both sides are the world).
-    pub blocks: Vec<Block>,
+    pub blocks: Blocks,
     /// Position error φ.
     pub phi: f64,
     /// Explicit time rate of φ (a prescribed trajectory): `φ̇ = J u + phi_t`.
@@ -78,7 +153,7 @@ pub(crate) struct Row {
 impl Row {
     fn new(phi: f64, bias: f64) -> Self {
         Self {
-            blocks: Vec::with_capacity(2),
+            blocks: Blocks::new(),
             phi,
             phi_t: 0.0,
             bias,
@@ -217,6 +292,16 @@ pub(crate) fn driven_angle(
     row
 }
 
+/// Drives a row along `target = (s, ṡ, s̈)` prescribed in time: `φ − s(t)`, whose velocity
+/// gains `−ṡ` and whose acceleration gains `−s̈` (the Jacobian, a function of the poses only,
+/// is unchanged).
+pub(crate) fn drive(row: &mut Row, target: (f64, f64, f64)) {
+    let (s, rate, accel) = target;
+    row.phi -= s;
+    row.phi_t -= rate;
+    row.bias -= accel;
+}
+
 /// Adds `−h θ` to a slide row `s` along B's axis `d`, where θ is the rotation of A relative to
 /// B about `d` (now `theta`): `θ̇ = d·(ω_a − ω_b)`, `θ̈ = d·(α_a − α_b) + (ω_b × d)·(ω_a − ω_b)`
 /// (kalra.md §2.1 c, the corrected screw).
@@ -227,6 +312,37 @@ pub(crate) fn screw_angle(row: &mut Row, a: &Side, b: &Side, d: &Vec3, theta: f6
     row.add(b, Vec3::zeros(), h * d);
 }
 
+/// Two bodies in a screw motion each, for the tests that check rows against differences of
+/// their φ: centre `x0 + v t`, turning at constant ω.
+#[cfg(test)]
+pub(crate) mod motion {
+    use super::Side;
+    use crate::math::Vec3;
+
+    /// Body A's (x0, v, ω).
+    pub const A: (Vec3, Vec3, Vec3) = (
+        Vec3::new(0.3, -0.2, 0.5),
+        Vec3::new(0.4, 0.1, -0.3),
+        Vec3::new(1.1, -0.7, 0.4),
+    );
+    /// Body B's (x0, v, ω).
+    pub const B: (Vec3, Vec3, Vec3) = (
+        Vec3::new(-0.4, 0.6, 0.1),
+        Vec3::new(-0.2, 0.5, 0.2),
+        Vec3::new(-0.3, 0.9, 1.3),
+    );
+
+    /// Body `body`'s side at time t in the motion `(x0, v, ω)`.
+    pub fn side(body: usize, (x0, v, w): (Vec3, Vec3, Vec3), t: f64) -> Side {
+        Side {
+            body: Some(body),
+            center: x0 + v * t,
+            velocity: v,
+            omega: w,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,17 +351,7 @@ mod tests {
     /// differences of φ along a rigid motion (an independent route to the same numbers).
     #[test]
     fn rows_are_derivatives_of_their_positions() {
-        // Two bodies in a screw motion each: centre x(t) = x0 + v t, rotation about ω (fixed).
-        let (xa, va, wa) = (
-            Vec3::new(0.3, -0.2, 0.5),
-            Vec3::new(0.4, 0.1, -0.3),
-            Vec3::new(1.1, -0.7, 0.4),
-        );
-        let (xb, vb, wb) = (
-            Vec3::new(-0.4, 0.6, 0.1),
-            Vec3::new(-0.2, 0.5, 0.2),
-            Vec3::new(-0.3, 0.9, 1.3),
-        );
+        let ((xa, va, wa), (xb, vb, wb)) = (motion::A, motion::B);
         let pa0 = Vec3::new(0.8, 0.1, -0.2);
         let o0 = Vec3::new(0.2, 0.7, 0.4);
         let u0 = Vec3::new(0.3, -0.5, 0.8).normalize();
@@ -254,18 +360,7 @@ mod tests {
         // The world state at time t, returned as sides and the moved geometry.
         let at = |t: f64| {
             let (ra, rb) = (rot(&wa, t), rot(&wb, t));
-            let a = Side {
-                body: Some(0),
-                center: xa + va * t,
-                velocity: va,
-                omega: wa,
-            };
-            let b = Side {
-                body: Some(1),
-                center: xb + vb * t,
-                velocity: vb,
-                omega: wb,
-            };
+            let (a, b) = (motion::side(0, motion::A, t), motion::side(1, motion::B, t));
             let pa = a.center + ra * (pa0 - xa);
             let o = b.center + rb * (o0 - xb);
             (a, b, pa, o, rb * u0, ra * d0)

@@ -18,6 +18,9 @@ use super::{
     Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Handedness, JointDesc, LoadDesc,
     LoadKind, Path, Primitive,
 };
+use keys::{body_ref, direction, ends, non_negative_or, positive, string, vec3, vec3_or};
+
+mod keys;
 
 /// An assembly scene, built and ready to run.
 #[derive(Debug)]
@@ -112,6 +115,7 @@ const JOINT_TYPES: &[&str] = &[
     "point_on_spline",
     "point_on_cylinder",
     "angle_driver",
+    "slide_driver",
 ];
 
 /// Whether `text` is an assembly scene (it has an `[assembly]` table), so that `impulse run`
@@ -195,50 +199,17 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
         root.error("an assembly scene needs at least one [[bodies]] table");
     }
 
-    let mut joints = Vec::new();
-    let mut joint_spans: Vec<(Range<usize>, String)> = Vec::new();
-    for (i, t) in root
-        .array_of_tables("joints")
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-    {
-        if let Some(j) = read_joint(t, i, &index) {
-            joints.push(j);
-            joint_spans.push((t.span(), t.path().to_string()));
-        }
-    }
-    let mut loads = Vec::new();
-    let mut load_spans: Vec<(Range<usize>, String)> = Vec::new();
-    for (i, t) in root
-        .array_of_tables("loads")
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-    {
-        if let Some(l) = read_load(t, i, &index) {
-            loads.push(l);
-            load_spans.push((t.span(), t.path().to_string()));
-        }
-    }
+    let (joints, joint_spans) = read_each(root, "joints", |t, i| read_joint(t, i, &index));
+    let (loads, load_spans) = read_each(root, "loads", |t, i| read_load(t, i, &index));
     let mut balls = Vec::new();
     for t in root.array_of_tables("balls").unwrap_or_default() {
         t.reject_unknown(BALL_KEYS);
-        let name = t
-            .required("name", "a string")
-            .and_then(|v| v.string().map(str::to_string));
-        let mass = t
-            .required("mass", "a positive mass")
-            .and_then(|v| v.positive());
-        let radius = t
-            .required("radius", "a positive length")
-            .and_then(|v| v.positive());
-        let position = t.required("position", "[x, y, z]").and_then(|v| v.vec3());
-        let vec = |key: &str| t.get(key).map(|v| v.vec3()).unwrap_or(Some(Vec3::zeros()));
-        let on_table = t
-            .get("on_table")
-            .map(|v| v.boolean())
-            .unwrap_or(Some(false));
+        let name = string(&t, "name", "a string");
+        let mass = positive(&t, "mass", "a positive mass");
+        let radius = positive(&t, "radius", "a positive length");
+        let position = vec3(&t, "position", "[x, y, z]");
+        let vec = |key: &str| vec3_or(&t, key, Vec3::zeros());
+        let on_table = keys::boolean_or(&t, "on_table", false);
         if let Some(n) = &name
             && (index.contains_key(n) || balls.iter().any(|b: &Ball| &b.name == n))
             && let Some(v) = t.get("name")
@@ -269,12 +240,8 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             .required("body", "the name of the assembly body carrying it")
             .and_then(|v| body_ref(&index, "body", v))
             .flatten();
-        let center = t
-            .required("center", "the sphere's centre [x, y, z] at the start")
-            .and_then(|v| v.vec3());
-        let radius = t
-            .required("radius", "a positive length")
-            .and_then(|v| v.positive());
+        let center = vec3(&t, "center", "the sphere's centre [x, y, z] at the start");
+        let radius = positive(&t, "radius", "a positive length");
         if let (Some(body), Some(center), Some(radius)) = (body, center, radius) {
             strikers.push(Striker {
                 body,
@@ -348,29 +315,46 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
     }
 }
 
+/// Every table of the array `key` read by `read` (given the table and its index), with the
+/// span and path of each one read, for errors found when the assembly is built.
+fn read_each<T>(
+    root: &Table,
+    key: &str,
+    read: impl Fn(&Table, usize) -> Option<T>,
+) -> (Vec<T>, Vec<(Range<usize>, String)>) {
+    let mut items = Vec::new();
+    let mut spans = Vec::new();
+    for (i, t) in root
+        .array_of_tables(key)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        if let Some(item) = read(t, i) {
+            items.push(item);
+            spans.push((t.span(), t.path().to_string()));
+        }
+    }
+    (items, spans)
+}
+
 fn read_body(t: &Table) -> Option<AssemblyBodyDesc> {
     t.reject_unknown(BODY_KEYS);
-    let name = t
-        .required("name", "a string")
-        .and_then(|v| v.string().map(str::to_string));
-    let mass = t
-        .required("mass", "a positive mass")
-        .and_then(|v| v.positive());
+    let name = string(t, "name", "a string");
+    let mass = positive(t, "mass", "a positive mass");
     let inertia = t
         .required(
             "inertia",
             "principal moments [Ixx, Iyy, Izz] or a 3×3 tensor about the centre of mass",
         )
         .and_then(|v| read_inertia(&v));
-    let position = t
-        .required("position", "the centre of mass [x, y, z]")
-        .and_then(|v| v.vec3());
-    let vec = |key: &str| t.get(key).map(|v| v.vec3()).unwrap_or(Some(Vec3::zeros()));
+    let position = vec3(t, "position", "the centre of mass [x, y, z]");
+    let vec = |key: &str| vec3_or(t, key, Vec3::zeros());
     let orientation = match t.get("orientation") {
         Some(v) => read_orientation(&v),
         None => Some(Quat::identity()),
     };
-    let damping = |key: &str| t.get(key).map(|v| v.non_negative()).unwrap_or(Some(0.0));
+    let damping = |key: &str| non_negative_or(t, key, 0.0);
     Some(AssemblyBodyDesc {
         name: name?,
         mass: mass?,
@@ -428,7 +412,6 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
     let kind = t
         .required("type", "a joint type")
         .and_then(|v| v.choice(JOINT_TYPES));
-    let common = ["name", "type", "body", "to"];
     let specific: &[&str] = match kind.unwrap_or("") {
         "spherical" => &["anchor"],
         "point_to_point" => &["point_a", "point_b"],
@@ -446,119 +429,93 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         "point_on_polyline" | "point_on_spline" => &["point", "points"],
         "point_on_cylinder" => &["point", "origin", "axis", "radius"],
         "angle_driver" => &["axis", "angle"],
+        "slide_driver" => &["anchor", "axis", "position"],
         _ => &[],
     };
     if kind.is_some() {
-        let known: Vec<&str> = common.iter().chain(specific).copied().collect();
-        t.reject_unknown(&known);
+        keys::reject_unknown(t, specific);
     }
-    let name = match t.get("name") {
-        Some(v) => v.string().map(str::to_string),
-        None => Some(format!("joint{i}")),
-    };
-    let body_ref = |key: &str, v: Value| body_ref(bodies, key, v);
-    let a = t
-        .required("body", "the name of body A")
-        .and_then(|v| body_ref("body", v))
-        .flatten();
-    let b = match t.get("to") {
-        Some(v) => body_ref("to", v),
-        None => Some(None),
-    };
-    let vec = |key: &str, what: &str| t.required(key, what).and_then(|v| v.vec3());
-    let direction = |key: &str| {
-        t.required(key, "a direction [x, y, z]").and_then(|v| {
-            let d = v.vec3()?;
-            if d.norm() > 1e-12 {
-                Some(d)
-            } else {
-                v.error("a zero direction: give a non-zero [x, y, z]");
-                None
-            }
-        })
-    };
-    let length = |key: &str| {
-        t.required(key, "a positive length")
-            .and_then(|v| v.positive())
-    };
+    let name = keys::name_or(t, format!("joint{i}"));
+    let (a, b) = ends(t, bodies);
+    let length = |key: &str| positive(t, key, "a positive length");
     let primitive = match kind? {
         "spherical" => Primitive::Spherical {
-            anchor: vec("anchor", "the joint centre [x, y, z]")?,
+            anchor: vec3(t, "anchor", "the joint centre [x, y, z]")?,
         },
         "point_to_point" => Primitive::PointToPoint {
-            point_a: vec("point_a", "A's point [x, y, z]")?,
-            point_b: vec("point_b", "B's point [x, y, z]")?,
+            point_a: vec3(t, "point_a", "A's point [x, y, z]")?,
+            point_b: vec3(t, "point_b", "B's point [x, y, z]")?,
         },
         "fixed_point" => Primitive::FixedPoint {
-            point: vec("point", "the point [x, y, z]")?,
+            point: vec3(t, "point", "the point [x, y, z]")?,
         },
         "revolute" => Primitive::Revolute {
-            anchor: vec("anchor", "a point on the axis [x, y, z]")?,
-            axis: direction("axis")?,
+            anchor: vec3(t, "anchor", "a point on the axis [x, y, z]")?,
+            axis: direction(t, "axis")?,
         },
         "cylindrical" => Primitive::Cylindrical {
-            anchor: vec("anchor", "a point on the axis [x, y, z]")?,
-            axis: direction("axis")?,
+            anchor: vec3(t, "anchor", "a point on the axis [x, y, z]")?,
+            axis: direction(t, "axis")?,
         },
         "prismatic" => Primitive::Prismatic {
-            anchor: vec("anchor", "a point on the axis [x, y, z]")?,
-            axis: direction("axis")?,
+            anchor: vec3(t, "anchor", "a point on the axis [x, y, z]")?,
+            axis: direction(t, "axis")?,
         },
         "planar" => Primitive::Planar {
-            anchor: vec("anchor", "a point of the plane [x, y, z]")?,
-            normal: direction("normal")?,
+            anchor: vec3(t, "anchor", "a point of the plane [x, y, z]")?,
+            normal: direction(t, "normal")?,
         },
         "screw" => {
             let (handedness, lead) = (handedness(t), lead(t));
             Primitive::Screw {
-                anchor: vec("anchor", "a point on the axis [x, y, z]")?,
-                axis: direction("axis")?,
+                anchor: vec3(t, "anchor", "a point on the axis [x, y, z]")?,
+                axis: direction(t, "axis")?,
                 lead: lead?,
                 handedness: handedness?,
             }
         }
         "point_on_line" => {
-            let point = vec("point", "A's point [x, y, z]")?;
+            let point = vec3(t, "point", "A's point [x, y, z]")?;
             Primitive::PointOnLine {
                 point,
-                origin: t.get("origin").map(|v| v.vec3()).unwrap_or(Some(point))?,
-                direction: direction("direction")?,
+                origin: vec3_or(t, "origin", point)?,
+                direction: direction(t, "direction")?,
             }
         }
         "point_on_circle" => Primitive::PointOnCircle {
-            point: vec("point", "A's point [x, y, z]")?,
-            center: vec("center", "the circle's centre [x, y, z]")?,
-            normal: direction("normal")?,
+            point: vec3(t, "point", "A's point [x, y, z]")?,
+            center: vec3(t, "center", "the circle's centre [x, y, z]")?,
+            normal: direction(t, "normal")?,
             radius: length("radius")?,
         },
         "point_on_plane" => {
-            let point = vec("point", "A's point [x, y, z]")?;
+            let point = vec3(t, "point", "A's point [x, y, z]")?;
             Primitive::PointOnPlane {
                 point,
-                origin: t.get("origin").map(|v| v.vec3()).unwrap_or(Some(point))?,
-                normal: direction("normal")?,
+                origin: vec3_or(t, "origin", point)?,
+                normal: direction(t, "normal")?,
             }
         }
         "point_on_sphere" => Primitive::PointOnSphere {
-            point: vec("point", "A's point [x, y, z]")?,
-            center: vec("center", "the sphere's centre [x, y, z]")?,
+            point: vec3(t, "point", "A's point [x, y, z]")?,
+            center: vec3(t, "center", "the sphere's centre [x, y, z]")?,
             radius: length("radius")?,
         },
         "point_on_path" => Primitive::PointOnPath {
-            point: vec("point", "A's point [x, y, z]")?,
+            point: vec3(t, "point", "A's point [x, y, z]")?,
             path: t
                 .required("path", "a path table")
                 .and_then(|v| v.table())
                 .and_then(|p| read_path(&p))?,
         },
         "alignment" => Primitive::Alignment {
-            axis: direction("axis")?,
+            axis: direction(t, "axis")?,
         },
         "point_on_helix" => {
             let (handedness, lead) = (handedness(t), lead(t));
-            let point = vec("point", "A's point [x, y, z]")?;
-            let center = vec("center", "a point on the helix's axis [x, y, z]")?;
-            let axis = direction("axis")?;
+            let point = vec3(t, "point", "A's point [x, y, z]")?;
+            let center = vec3(t, "center", "a point on the helix's axis [x, y, z]")?;
+            let axis = direction(t, "axis")?;
             let radius = length("radius")?;
             let rel = point - center;
             let d = axis.normalize();
@@ -579,7 +536,7 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         }
         "point_on_polyline" | "point_on_spline" => {
             let polyline = kind == Some("point_on_polyline");
-            let point = vec("point", "A's point [x, y, z]");
+            let point = vec3(t, "point", "A's point [x, y, z]");
             let points = t
                 .required("points", "the curve's points [[x, y, z], …] (at least 2)")
                 .and_then(|v| {
@@ -604,16 +561,25 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
             }
         }
         "point_on_cylinder" => {
-            let point = vec("point", "A's point [x, y, z]")?;
+            let point = vec3(t, "point", "A's point [x, y, z]")?;
             Primitive::PointOnCylinder {
                 point,
-                origin: vec("origin", "a point on the cylinder's axis [x, y, z]")?,
-                axis: direction("axis")?,
+                origin: vec3(t, "origin", "a point on the cylinder's axis [x, y, z]")?,
+                axis: direction(t, "axis")?,
                 radius: length("radius")?,
             }
         }
+        "slide_driver" => Primitive::SlideDriver {
+            anchor: vec3(t, "anchor", "a point on the axis [x, y, z]")?,
+            axis: direction(t, "axis")?,
+            position: coefficients(
+                t,
+                "position",
+                "[a₀, a₁, …] as lengths: s(t) = a₀ + a₁ t + a₂ t² + …",
+            )?,
+        },
         "angle_driver" => Primitive::AngleDriver {
-            axis: direction("axis")?,
+            axis: direction(t, "axis")?,
             angle: coefficients(
                 t,
                 "angle",
@@ -658,7 +624,6 @@ fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Loa
     let kind = t
         .required("type", "\"spring\", \"torque\" or \"piston\"")
         .and_then(|v| v.choice(&["spring", "torque", "piston"]));
-    let common = ["name", "type", "body", "to"];
     let specific: &[&str] = match kind.unwrap_or("") {
         "spring" => &["point_a", "point_b", "stiffness", "damping", "rest_length"],
         "torque" => &["axis", "torque"],
@@ -666,21 +631,10 @@ fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Loa
         _ => &[],
     };
     if kind.is_some() {
-        let known: Vec<&str> = common.iter().chain(specific).copied().collect();
-        t.reject_unknown(&known);
+        keys::reject_unknown(t, specific);
     }
-    let name = match t.get("name") {
-        Some(v) => v.string().map(str::to_string),
-        None => Some(format!("load{i}")),
-    };
-    let a = t
-        .required("body", "the name of body A")
-        .and_then(|v| body_ref(bodies, "body", v))
-        .flatten();
-    let b = match t.get("to") {
-        Some(v) => body_ref(bodies, "to", v),
-        None => Some(None),
-    };
+    let name = keys::name_or(t, format!("load{i}"));
+    let (a, b) = ends(t, bodies);
     let non_negative = |key: &str, default: Option<f64>| match t.get(key) {
         Some(v) => v.non_negative(),
         None => default.or_else(|| {
@@ -690,12 +644,8 @@ fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Loa
     };
     let kind = match kind? {
         "spring" => {
-            let point_a = t
-                .required("point_a", "A's point [x, y, z]")
-                .and_then(|v| v.vec3());
-            let point_b = t
-                .required("point_b", "B's point [x, y, z]")
-                .and_then(|v| v.vec3());
+            let point_a = vec3(t, "point_a", "A's point [x, y, z]");
+            let point_b = vec3(t, "point_b", "B's point [x, y, z]");
             let stiffness = non_negative("stiffness", None);
             let damping = non_negative("damping", Some(0.0));
             let (point_a, point_b) = (point_a?, point_b?);
@@ -709,15 +659,9 @@ fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Loa
             }
         }
         "piston" => {
-            let point = t
-                .required("point", "the piston's point (wrist pin) [x, y, z]")
-                .and_then(|v| v.vec3());
-            let top = t
-                .required("top", "the top of the stroke [x, y, z]")
-                .and_then(|v| v.vec3());
-            let bottom = t
-                .required("bottom", "the bottom of the stroke [x, y, z]")
-                .and_then(|v| v.vec3());
+            let point = vec3(t, "point", "the piston's point (wrist pin) [x, y, z]");
+            let top = vec3(t, "top", "the top of the stroke [x, y, z]");
+            let bottom = vec3(t, "bottom", "the bottom of the stroke [x, y, z]");
             let force = non_negative("force", None);
             let (top, bottom) = (top?, bottom?);
             if (top - bottom).norm() <= 1e-12 * (1.0 + top.norm()) {
@@ -734,15 +678,7 @@ fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Loa
             }
         }
         _ => {
-            let axis = t.required("axis", "a direction [x, y, z]").and_then(|v| {
-                let d = v.vec3()?;
-                if d.norm() > 1e-12 {
-                    Some(d)
-                } else {
-                    v.error("a zero direction: give a non-zero [x, y, z]");
-                    None
-                }
-            });
+            let axis = direction(t, "axis");
             let torque = coefficients(
                 t,
                 "torque",
@@ -760,27 +696,6 @@ fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Loa
         b: b?,
         kind,
     })
-}
-
-/// A joint's or load's `body` or `to`: a body's index, or (for `to`) `None` for the world.
-fn body_ref(bodies: &HashMap<String, usize>, key: &str, v: Value) -> Option<Option<usize>> {
-    let n = v.string()?;
-    if key == "to" && n == "world" {
-        return Some(None);
-    }
-    match bodies.get(n) {
-        Some(&b) => Some(Some(b)),
-        None => {
-            let mut known: Vec<&str> = bodies.keys().map(String::as_str).collect();
-            known.sort_unstable();
-            v.error(format!(
-                "no body named `{n}` (bodies: {}{})",
-                known.join(", "),
-                if key == "to" { "; or \"world\"" } else { "" }
-            ));
-            None
-        }
-    }
 }
 
 /// A screw's or helix's `handedness`.
@@ -834,14 +749,10 @@ fn read_path(t: &Table) -> Option<Path> {
         Path::Polynomial { coefficients }
     } else {
         t.reject_unknown(&["type", "center", "radius", "normal", "start", "angle"]);
-        let center = t.required("center", "[x, y, z]").and_then(|v| v.vec3());
-        let radius = t
-            .required("radius", "a positive length")
-            .and_then(|v| v.positive());
-        let normal = t.required("normal", "[x, y, z]").and_then(|v| v.vec3());
-        let start = t
-            .required("start", "[x, y, z], the direction of angle 0")
-            .and_then(|v| v.vec3());
+        let center = vec3(t, "center", "[x, y, z]");
+        let radius = positive(t, "radius", "a positive length");
+        let normal = vec3(t, "normal", "[x, y, z]");
+        let start = vec3(t, "start", "[x, y, z], the direction of angle 0");
         let angle = t
             .required(
                 "angle",
@@ -1015,6 +926,12 @@ position = [1, 0, 0]
         );
         let e = errors(&driver);
         assert!(e[0].key == "joints[0].angle", "{e:?}");
+        let slide = format!(
+            "{bead}[[joints]]\ntype = \"slide_driver\"\nbody = \"bead\"\nanchor = [0, 0, 0]\naxis = [0, 0, 0]\nposition = [0, 1]\n"
+        );
+        let e = errors(&slide);
+        assert!(e[0].key == "joints[0].axis", "{e:?}");
+        assert!(e[0].message.contains("zero direction"), "{e:?}");
         let load = |text: &str| format!("{bead}[[loads]]\n{text}\n");
         assert!(
             errors(&load(

@@ -45,8 +45,8 @@ pub(crate) fn instant(
     t: f64,
     states: &[BodyState],
 ) -> Result<Instant, AssemblyError> {
-    let (rows, owners) = asm.rows_at(states, t);
     let (sides, poses) = asm.frames(states);
+    let (rows, owners) = asm.rows_from(&sides, &poses, t);
     let inverse = asm.inverse_masses(states);
     let g = asm.settings.gravity;
     let mut applied: Vec<(Vec3, Vec3)> = asm

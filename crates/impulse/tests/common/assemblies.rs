@@ -1,8 +1,10 @@
-//! Kalra assemblies for the tests: rods as uniform solid cylinders, joints by name, and the
-//! slider crank of kalra.md §6 V6.
+//! Kalra assemblies for the tests: rods as uniform solid cylinders, joints by name, random
+//! bodies for the no-work checks, and the slider crank of kalra.md §6 V6.
 
 use impulse::assembly::{Assembly, AssemblyBodyDesc, AssemblySettings, JointDesc, Primitive};
 use impulse::math::{Quat, Vec3};
+use rand::Rng;
+use rand_pcg::Pcg64;
 
 /// A uniform solid cylinder of mass `m` and radius `r` from `from` to `to`; its body x axis
 /// runs along it (inertia m r²/2 about the axis, m (3r² + l²)/12 across).
@@ -84,4 +86,57 @@ pub fn slider_crank_with(settings: AssemblySettings, theta0: f64, torque: f64, c
         ),
     ];
     Assembly::new(settings, vec![crank, conrod, slider], joints).unwrap()
+}
+
+/// A point uniform in the cube [−1, 1)³.
+pub fn in_cube(rng: &mut Pcg64) -> Vec3 {
+    Vec3::new(
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+    )
+}
+
+/// A body of random mass (0.5 to 1.5), principal moments (0.1–0.15, 0.15–0.2, 0.2–0.25),
+/// position (in the cube [−1, 1)³), orientation, velocity and angular velocity (each component
+/// below 3).
+pub fn random_pose_body(rng: &mut Pcg64, name: &str) -> AssemblyBodyDesc {
+    let mut r = || in_cube(rng);
+    let mut body = AssemblyBodyDesc::new(
+        name,
+        0.5 + r().x.abs(),
+        Vec3::new(0.1, 0.15, 0.2) + 0.05 * r().abs(),
+        r(),
+    );
+    body.orientation = Quat::from_scaled_axis(2.0 * r());
+    body.velocity = 3.0 * r();
+    body.angular_velocity = 3.0 * r();
+    body
+}
+
+/// The no-work checks on an assembly `name` at its start (kalra.md §3.4: ideal forces `Jᵀλ`):
+/// the constraint forces' power `Σ F·v + τ·ω` below 1e-9 of the scale of its terms
+/// `Σ |F||v| + |τ||ω|` (which must be above 1e-3, or there is nothing to test), again after
+/// 0.2 s of motion, and the work they did meanwhile below 1e-6 of the kinetic energy.
+pub fn assert_no_work(asm: &mut Assembly, name: &str) {
+    let (power, scale) = asm.constraint_power().unwrap();
+    assert!(
+        scale > 1e-3,
+        "{name}: no constraint force to test ({scale})"
+    );
+    assert!(
+        power.abs() <= 1e-9 * scale,
+        "{name}: power {power} of {scale}"
+    );
+    asm.advance_to(0.2).unwrap();
+    let (power, scale) = asm.constraint_power().unwrap();
+    assert!(
+        power.abs() <= 1e-9 * scale,
+        "{name} at 0.2 s: power {power} of {scale}"
+    );
+    let work = asm.constraint_work();
+    assert!(
+        work.abs() <= 1e-6 * asm.kinetic_energy(),
+        "{name}: work {work}"
+    );
 }
