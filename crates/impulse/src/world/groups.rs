@@ -340,17 +340,13 @@ impl EventLoop {
             vec![Vec3::zeros(); points.len()]
         } else {
             let collision = collide(&system, true, None, &options).map_err(|_| {
-                let names = members
-                    .iter()
-                    .map(|&c| self.colliders.name(c, world))
-                    .collect();
-                let error = IntegrationError::NoContactForces {
-                    time: t,
+                SimulationError::CollisionUnsolved {
+                    bodies: members
+                        .iter()
+                        .map(|&c| self.colliders.name(c, world))
+                        .collect(),
                     contacts: points.len(),
-                };
-                SimulationError::Group {
-                    bodies: names,
-                    error,
+                    time: t,
                 }
             })?;
             self.counters.collisions += 1;
