@@ -23,6 +23,15 @@ pub enum SimulationError {
         bodies: Vec<String>,
         error: IntegrationError,
     },
+    /// A collision's simultaneous impulse problem (the contact models' collision solve) had no
+    /// solution Lemke's algorithm could find.
+    CollisionUnsolved {
+        /// The colliding island's bodies.
+        bodies: Vec<String>,
+        /// Its contacts.
+        contacts: usize,
+        time: f64,
+    },
     /// `advance_to` was asked to go back in time.
     TimeReversal { now: f64, requested: f64 },
     /// Two bodies overlap deeper than allowed.
@@ -90,6 +99,24 @@ impl fmt::Display for SimulationError {
                 write!(
                     f,
                     "bodies {}{more}, held together by contact forces: {error}",
+                    shown.join(", ")
+                )
+            }
+            Self::CollisionUnsolved {
+                bodies,
+                contacts,
+                time,
+            } => {
+                let shown: Vec<String> = bodies.iter().take(4).map(|b| format!("`{b}`")).collect();
+                let more = match bodies.len().saturating_sub(4) {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
+                write!(
+                    f,
+                    "bodies {}{more}: no impulses found for their collision at t = {time}: \
+                     Lemke's algorithm could not solve the frictional impulse problem of its \
+                     {contacts} contacts (degenerate or jammed)",
                     shown.join(", ")
                 )
             }

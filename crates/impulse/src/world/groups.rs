@@ -346,26 +346,31 @@ impl EventLoop {
                 time: t,
             }
         })?;
-        // The frictional impulse problem of many redundant contacts can defeat Lemke (as in a
-        // time step, `contact::constraint::time_step`); the frictionless one, symmetric
-        // positive semi-definite, always has a solution: the collision then takes no friction.
         let options = LemkeOptions::default();
-        let collision = collide(&system, true, None, &options)
-            .or_else(|_| collide(&system, false, None, &options))
-            .map_err(|_| SimulationError::Group {
-                bodies: members
-                    .iter()
-                    .map(|&c| self.colliders.name(c, world))
-                    .collect(),
-                error: IntegrationError::NoContactForces {
-                    time: t,
+        // Under the penalty model a pair arriving slower than the rest speed is its springs' to
+        // answer, with no impulse (`super::penalty::springs_answer`).
+        let impulses = if super::penalty::springs_answer(world.settings, approach, rest) {
+            vec![Vec3::zeros(); points.len()]
+        } else {
+            // The frictional impulse problem of many redundant contacts can defeat Lemke (as in
+            // a time step, `contact::constraint::time_step`); the frictionless one, symmetric
+            // positive semi-definite, always has a solution: the collision then takes no
+            // friction.
+            let collision = collide(&system, true, None, &options)
+                .or_else(|_| collide(&system, false, None, &options))
+                .map_err(|_| SimulationError::CollisionUnsolved {
+                    bodies: members
+                        .iter()
+                        .map(|&c| self.colliders.name(c, world))
+                        .collect(),
                     contacts: points.len(),
-                },
-            })?;
-        let impulses = collision.impulses;
+                    time: t,
+                })?;
+            self.counters.collisions += 1;
+            collision.impulses
+        };
         apply_impulses(&mut bodies, &points, &impulses);
         self.respond_at(t);
-        self.counters.collisions += 1;
         for (c, (point, impulse)) in contacts.iter().zip(points.iter().zip(&impulses)) {
             if *impulse != Vec3::zeros() {
                 self.events.push(CollisionEvent {

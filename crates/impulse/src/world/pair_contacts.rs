@@ -195,7 +195,9 @@ mod tests {
             let sign = |bit: usize| if i & bit == 0 { -half } else { half };
             points.push(Point::new(sign(1), sign(2), sign(4)));
         }
-        Convex::Polyhedron(Arc::new(ConvexPolyhedron::hull_of(&points).expect("a cube")))
+        Convex::Polyhedron(Arc::new(
+            ConvexPolyhedron::hull_of(&points).expect("a cube"),
+        ))
     }
 
     fn side(convex: &Convex, pose: Pose) -> ContactSide<'_> {
@@ -234,7 +236,14 @@ mod tests {
         let expected = 1e-4 + (x_edge - x) * theta.tan();
         assert!((n - Vec3::z()).norm() < 1e-15, "normal {n}");
         assert!((pb.z - 0.0).abs() < 1e-15, "B's point at z = {}", pb.z);
-        assert!((pa.z - expected).abs() < 1e-12, "gap {} against {expected}", pa.z);
-        assert!((pa.x - x).abs() < 1e-15 && (pb.x - x).abs() < 1e-15, "moved along the normal only");
+        assert!(
+            (pa.z - expected).abs() < 1e-12,
+            "gap {} against {expected}",
+            pa.z
+        );
+        assert!(
+            (pa.x - x).abs() < 1e-15 && (pb.x - x).abs() < 1e-15,
+            "moved along the normal only"
+        );
     }
 }

@@ -58,6 +58,18 @@ pub(super) fn penalty_law(settings: &WorldSettings) -> Option<PenaltyLaw> {
     })
 }
 
+/// Whether a pair found in the envelope approaching at `approach` is left to the springs: under
+/// the penalty model, a pair slower than the rest speed `rest` (the speed below which a
+/// collision's contacts are held) is not an impact. Its contacts join the group as springs,
+/// which stop it within `approach / ω₀` (under 0.14 ε at the rest speed `√(2 g ε)`: ω₀ =
+/// `√(g / (SAG ε))`) and give it the pair's restitution (the damping is derived from it). A
+/// collision solve here would be one of the island's held contacts at (nearly) no approach —
+/// the chain of balls' and the pool rack's neighbours on the table, found approaching at
+/// 1e-15 cm/s: a degenerate frictional LCP, on which Lemke broke down (issue 35).
+pub(super) fn springs_answer(settings: &WorldSettings, approach: f64, rest: f64) -> bool {
+    settings.contact_model == ContactModel::Penalty && approach < rest
+}
+
 impl EventLoop {
     /// The spring of a contact between the colliders of pair `p`, whose material has
     /// restitution `restitution`: from the bodies' materials' penalty keys (a body naming no
