@@ -104,6 +104,16 @@ impl std::fmt::Display for CollisionError {
 
 impl std::error::Error for CollisionError {}
 
+/// [`collide`] with friction, or, where Lemke cannot solve the frictional problem (many
+/// redundant contacts: a jam whose regularised retry fails too), without it: the frictionless
+/// problem is symmetric positive semi-definite and always has a solution Lemke finds.
+pub(crate) fn collide_or_frictionless(
+    system: &ContactSystem,
+    options: &LemkeOptions,
+) -> Result<Collision, CollisionError> {
+    collide(system, true, None, options).or_else(|_| collide(system, false, None, options))
+}
+
 /// Collision impulses for every contact of `system` (§4.2, §9.4: Newton's restitution per
 /// contact, frictional conditions when `friction`), solved by [`solve_regularized`] (a
 /// frictional collision can jam: bodies squeezed between contacts whose friction cones face

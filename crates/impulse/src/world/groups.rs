@@ -31,7 +31,7 @@ use crate::integrate::IntegrationError;
 use crate::lcp::contact::{
     ContactBody as LcpBody, ContactPoint as LcpPoint, ContactSystem, apply_impulses,
 };
-use crate::lcp::impulse::collide;
+use crate::lcp::impulse::collide_or_frictionless;
 use crate::lcp::lemke::LemkeOptions;
 use crate::math::{Point, Vec3};
 use crate::response::ResponseKind;
@@ -352,20 +352,17 @@ impl EventLoop {
         let impulses = if super::penalty::springs_answer(world.settings, approach, rest) {
             vec![Vec3::zeros(); points.len()]
         } else {
-            // The frictional impulse problem of many redundant contacts can defeat Lemke (as in
-            // a time step, `contact::constraint::time_step`); the frictionless one, symmetric
-            // positive semi-definite, always has a solution: the collision then takes no
-            // friction.
-            let collision = collide(&system, true, None, &options)
-                .or_else(|_| collide(&system, false, None, &options))
-                .map_err(|_| SimulationError::CollisionUnsolved {
+            // Frictionless where Lemke cannot solve the frictional problem (as in a time step).
+            let collision = collide_or_frictionless(&system, &options).map_err(|_| {
+                SimulationError::CollisionUnsolved {
                     bodies: members
                         .iter()
                         .map(|&c| self.colliders.name(c, world))
                         .collect(),
                     contacts: points.len(),
                     time: t,
-                })?;
+                }
+            })?;
             self.counters.collisions += 1;
             collision.impulses
         };

@@ -39,7 +39,7 @@ use crate::integrate::{AdaptiveRk, IntegrationError, OdeSystem, StepInterpolant,
 use crate::lcp::contact::{
     ContactBody as LcpBody, ContactLcp, ContactPoint as LcpPoint, ContactSystem, body_wrenches,
 };
-use crate::lcp::impulse::{collide, ray_impulse};
+use crate::lcp::impulse::{collide, collide_or_frictionless, ray_impulse};
 use crate::lcp::lemke::{Basis, LemkeOptions, Outcome, Start, basis_solution, check_solution};
 use crate::lcp::sticking::StickingLcp;
 use crate::math::{Mat3, Point, Vec3};

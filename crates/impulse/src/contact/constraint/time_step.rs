@@ -61,12 +61,10 @@ pub(super) fn time_step(
     if !touching.is_empty() {
         let system = ContactSystem::new(&bodies, &touching, model.holding.sliding_speed)
             .map_err(|_| IntegrationError::NonFinite { time: t })?;
-        // A frictional impulse problem of many redundant contacts can defeat Lemke (a jam
-        // whose regularised retry fails too); the frictionless one, symmetric positive
-        // semi-definite, always has a solution Lemke finds: the step then slides for `h`.
+        // Without friction where Lemke cannot solve the frictional problem: the step then
+        // slides for `h`.
         let options = LemkeOptions::default();
-        let collision = collide(&system, true, None, &options)
-            .or_else(|_| collide(&system, false, None, &options))
+        let collision = collide_or_frictionless(&system, &options)
             .map_err(|_| IntegrationError::NoContactForces {
                 time: t,
                 contacts: touching.len(),
