@@ -176,16 +176,6 @@ pub fn respond(
             ..Options::default()
         };
         let outcome = integrate_with(k, u0, mu, boosted, law, separating);
-        // The thesis's boost (e up to 5 at the bottom of the envelope) injects energy on
-        // purpose (§3.5); a resting contact then gains what it took (a rattleback +2000
-        // g·cm²/s² in one boosted microcollision). Where the boosted collision would do
-        // positive work, the contact is answered with its own restitution instead, leaving at
-        // the rebound speed at least: the floor alone lifts it, and only as high as the
-        // rebound's height (`WorldSettings::rebound_speed`).
-        if boosted > e && outcome.work > 0.0 {
-            let outcome = integrate_with(k, u0, mu, e, law, separating);
-            return (outcome, ResponseKind::Boosted);
-        }
         return (outcome, ResponseKind::Boosted);
     }
     (integrate(k, u0, mu, e, law), ResponseKind::Collision)

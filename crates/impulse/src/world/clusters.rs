@@ -80,14 +80,7 @@ impl EventLoop {
             self.counters.cluster_sweeps += u64::from(solution.sweeps);
             // A solve that does not settle (sweeps that cycle, as Gauss–Seidel with friction
             // can) is not applied: the thesis's responses take the contacts one at a time.
-            // Nor is one that adds energy: the targets lift every touching point by the
-            // rebound floor of the pair's closest distance, but a curved rim's points above
-            // it, or a stack's upper interfaces riding on the lower ones, are lifted beyond
-            // the floor's height (rolled coins climbed 0.0013 cm in 40 ms). The single
-            // responses' floor adds nothing to a contact that fell from its height (Mirtich
-            // §3.5: a microcollision does no work).
-            let (gain, size) = self.cluster_gain(&scratch, world, threshold_speed);
-            if solution.converged && gain <= CLUSTER_GAIN_ROUNDING * size {
+            if solution.converged {
                 self.apply_cluster(
                     p,
                     t,
@@ -207,7 +200,7 @@ impl EventLoop {
             // As for a single microcollision: gravity brings a contact back only as far as it
             // acts along the normal, so a sideways contact gets no rebound.
             let closing = (settings.gravity.dot(&closest.normal) / gravity).abs();
-            let rebound = settings.rebound_speed(true, closing, closest.distance);
+            let rebound = settings.rebound(true) * threshold_speed * closing.sqrt();
             // A pair just beyond the envelope may approach only as fast as would bring it to
             // the middle of the envelope over `SETTLING_HOPS` hops of a resting body: the
             // solve must not throw a body into a neighbour it is about to touch (a domino's
@@ -339,41 +332,6 @@ impl EventLoop {
         Ok(())
     }
 
-    /// The kinetic energy a solved cluster would gain (its free members' velocities in the
-    /// problem, after the solve, against their own before it), and the energies' size it is
-    /// measured against: the members' kinetic energy before, plus a microcollision's
-    /// `½ m (√(2 g ε))²` each.
-    pub(super) fn cluster_gain(
-        &self,
-        scratch: &ClusterScratch,
-        world: &Participants<'_>,
-        threshold_speed: f64,
-    ) -> (f64, f64) {
-        let (mut gain, mut size) = (0.0, 0.0);
-        for (&c, solved) in scratch.members.iter().zip(&scratch.problem.bodies) {
-            let Some(id) = self.colliders.body(c) else {
-                continue;
-            };
-            let body = &world.bodies[id.0];
-            if !body.is_dynamic() {
-                continue;
-            }
-            let inertia = body
-                .inverse_inertia_world()
-                .try_inverse()
-                .unwrap_or_else(Mat3::zeros);
-            let after = 0.5 * body.mass() * solved.velocity.norm_squared()
-                + 0.5
-                    * solved
-                        .angular_velocity
-                        .dot(&(inertia * solved.angular_velocity));
-            let before = body.kinetic_energy();
-            gain += after - before;
-            size += before + 0.5 * body.mass() * threshold_speed * threshold_speed;
-        }
-        (gain, size)
-    }
-
     /// How fast pair `(a, b)` approaches at `point` along `normal` (negative: separating).
     pub(super) fn approach(
         &self,
@@ -480,9 +438,6 @@ const MAX_CLUSTER_CONTACTS: usize = 256;
 /// box does not drift.
 const CLUSTER_TOLERANCE: f64 = 1e-2;
 const MAX_CLUSTER_SWEEPS: u32 = 1000;
-/// The kinetic energy a cluster solve may add, as a share of its members' energies' size: the
-/// solve's rounding, nothing more (see `EventLoop::collide_cluster`).
-const CLUSTER_GAIN_ROUNDING: f64 = 1e-9;
 /// A contact a cluster solve settled approaches, at that instant, by at most this many times
 /// the solve's tolerance (what the sweeps leave); answering that as a collision would set off
 /// the cascade the solve replaces.

@@ -63,10 +63,7 @@ impl EventLoop {
         if let Some(&(measured, contact)) = self.checks.instant_contacts.get(&p)
             && measured == t
         {
-            if contact.distance < epsilon
-                && self.approaching(p, &contact, t, world)
-                && !self.falling_in_hop(p, &contact, world)
-            {
+            if contact.distance < epsilon && self.approaching(p, &contact, t, world) {
                 self.collide(p, t, &contact, world)?;
             }
             self.checks.pending.push(p);
@@ -106,10 +103,7 @@ impl EventLoop {
         };
         self.checks.instant_contacts.insert(p, (t, contact));
         self.note_depth(p, &contact, t, world)?;
-        if contact.distance < epsilon
-            && self.approaching(p, &contact, t, world)
-            && !self.falling_in_hop(p, &contact, world)
-        {
+        if contact.distance < epsilon && self.approaching(p, &contact, t, world) {
             self.respond(p, t, &contact, world)?;
             // New motion, new check times: the piece pairs the search left out under the old
             // motion may be the soonest under the new.
@@ -191,41 +185,6 @@ impl EventLoop {
         (ua - ub).dot(&contact.normal) < -allowed
     }
 
-    /// Whether the pair's contact, approaching, is a resting contact still falling back within
-    /// its hop: in the upper part of the hop the rebound floor lifts to, `rebound² ε` above the
-    /// surface (`WorldSettings::rebound_speed`), slower than a fall from that height's top half
-    /// would have made it. It is left to fall on (the check comes again when the distance could
-    /// have halved): the checks inside the envelope catch a hopping contact anywhere on its way
-    /// down, and near the top of its hop, where it approaches at almost nothing, the thesis's
-    /// reversal (Mirtich §3.5, zero work) throws it back almost at rest, to be caught again at
-    /// once — a resting contact's hops shrank towards a standstill at the top (the bicycle took
-    /// 60× the time). Microcollisions off or no rebound (the thesis's pure reversal): never.
-    pub(super) fn falling_in_hop(
-        &self,
-        p: Pair,
-        contact: &Closest,
-        world: &Participants<'_>,
-    ) -> bool {
-        let settings = world.settings;
-        let gravity = settings.gravity.norm();
-        if !settings.microcollisions || gravity == 0.0 {
-            return false;
-        }
-        let rebound = settings.rebound(false);
-        let height = rebound * rebound * settings.collision_epsilon;
-        let pull = (settings.gravity.dot(&contact.normal)).abs();
-        let point = contact.contact_point();
-        let u = self.colliders.point_velocity(p.0, &point, world)
-            - self.colliders.point_velocity(p.1, &point, world);
-        let approach = -u.dot(&contact.normal);
-        // Only nearly level contacts (normal within 18° of gravity): deferring the contacts of
-        // caps sliding down the part feeder's 25° tray jammed two of them in its opening.
-        if pull < LEVEL_CLOSING * gravity {
-            return false;
-        }
-        contact.distance > 0.5 * height && approach * approach < pull * height
-    }
-
     /// How far beyond the closest pair of pieces to examine the piece pairs of two colliders:
     /// half the smaller one's reach (a collider with a half-space counts as unbounded; zero when
     /// both are). The pairs beyond share one bound along any direction, which is loose, so they
@@ -302,7 +261,3 @@ impl EventLoop {
         Ok(Some(contact))
     }
 }
-
-/// The least share of gravity along a contact's normal for which a contact high in its hop is
-/// left to fall on (`EventLoop::falling_in_hop`): cos 18°.
-const LEVEL_CLOSING: f64 = 0.95;

@@ -135,7 +135,7 @@ impl EventLoop {
                 } else {
                     settings.microcollision_max_restitution
                 },
-                rebound_speed: settings.rebound_speed(false, closing, contact.distance),
+                rebound_speed: settings.rebound(false) * threshold_speed * closing.sqrt(),
             }
         });
         let (outcome, kind) = respond(

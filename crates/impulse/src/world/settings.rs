@@ -145,22 +145,6 @@ impl WorldSettings {
             .unwrap_or(if cluster { 0.5 } else { 0.25 })
     }
 
-    /// The least normal speed a microcollision leaves a contact separating at, `distance` into
-    /// the envelope, with `closing` the share of gravity along the contact normal: the speed
-    /// that carries the contact up to `rebound² ε` above the surface against that share,
-    /// `√(2 g_n (rebound² ε − distance))`, and none at or above that height. A fixed speed at
-    /// any depth lifted a contact caught high in its hop (the checks inside the envelope come
-    /// whenever the distance could halve) above where it last left, each hop: bodies set down
-    /// at rest in the envelope climbed (dominos +293 g·cm²/s² over their start). Capped at a
-    /// height, the lift only gives back what a contact has lost below it, so it never raises a
-    /// contact that fell from that height or above: the thesis's reversal (Mirtich §3.5,
-    /// Corollary 1: zero work) is then untouched. See docs/sources.md, "Microcollision rebound".
-    pub fn rebound_speed(&self, cluster: bool, closing: f64, distance: f64) -> f64 {
-        let rebound = self.rebound(cluster);
-        let height = rebound * rebound * self.collision_epsilon - distance;
-        (2.0 * self.gravity.norm() * closing * height.max(0.0)).sqrt()
-    }
-
     /// Checks every setting against its valid range (the same ranges the scene reader
     /// enforces), naming the first that is out of it. Envelope against body size is checked
     /// when the bodies are known, as the run starts ([`World::advance_to`](super::World::advance_to)).
