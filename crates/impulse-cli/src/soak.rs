@@ -89,6 +89,8 @@ struct Soak {
     driven: bool,
     energy_start: f64,
     max_rise: f64,
+    /// When the largest rise was sampled.
+    rise_at: f64,
     tolerance: f64,
     depth: f64,
     envelope: f64,
@@ -138,6 +140,7 @@ fn soak_one(path: &Path, duration: f64, rate: f64) -> Result<Soak, String> {
         driven: driven(world),
         energy_start,
         max_rise: 0.0,
+        rise_at: 0.0,
         tolerance: tolerance(world),
         depth: 0.0,
         envelope: world.settings().collision_epsilon,
@@ -155,7 +158,11 @@ fn soak_one(path: &Path, duration: f64, rate: f64) -> Result<Soak, String> {
             soak.status = format!("error: {e}");
         }
         soak.sim_time = world.time();
-        soak.max_rise = soak.max_rise.max(world.energy().total() - energy_start);
+        let rise = world.energy().total() - energy_start;
+        if rise > soak.max_rise {
+            soak.max_rise = rise;
+            soak.rise_at = t;
+        }
         if k % rate.round().max(1.0) as u64 == 0 {
             let rss = memory_kb().0;
             if t <= 1.0 {
@@ -204,20 +211,22 @@ pub fn soak(args: &SoakArgs) -> Result<ExitCode, String> {
         args.duration, args.rate
     );
     println!(
-        "energy: the largest rise of kinetic + potential energy above the start's, against the \
-         engine's automatic bound (closed scenes; driven scenes take energy in and are not judged)"
+        "energy: the largest rise of kinetic + potential energy above the start's (at s: when it \
+         was sampled), against the engine's automatic bound (closed scenes; driven scenes take \
+         energy in and are not judged)"
     );
     println!(
         "depth: the deepest interpenetration, against the collision envelope; memory: VmRSS in \
          MB after loading, at t = 1 s, largest, at the end (flat: end within 1 MB of t = 1 s)"
     );
     println!(
-        "{:<38} {:>6} {:>8}  {:>11} {:>10} {:>10}  {:>9} {:>9}  {:>7} {:>7} {:>7} {:>7}  verdict",
+        "{:<38} {:>6} {:>8}  {:>11} {:>10} {:>7} {:>10}  {:>9} {:>9}  {:>7} {:>7} {:>7} {:>7}  verdict",
         "scene",
         "sim s",
         "wall s",
         "E start",
         "max rise",
+        "at s",
         "tolerance",
         "depth",
         "envelope",
@@ -262,12 +271,13 @@ pub fn soak(args: &SoakArgs) -> Result<ExitCode, String> {
             format!("{:.3e}", soak.tolerance)
         };
         println!(
-            "{:<38} {:>6.1} {:>8.2}  {:>11.4e} {:>10.3e} {:>10}  {:>9.2e} {:>9.2e}  {:>7.1} {:>7.1} {:>7.1} {:>7.1}  {verdict}",
+            "{:<38} {:>6.1} {:>8.2}  {:>11.4e} {:>10.3e} {:>7.3} {:>10}  {:>9.2e} {:>9.2e}  {:>7.1} {:>7.1} {:>7.1} {:>7.1}  {verdict}",
             soak.name,
             soak.sim_time,
             soak.wall,
             soak.energy_start,
             soak.max_rise,
+            soak.rise_at,
             tolerance,
             soak.depth,
             soak.envelope,
