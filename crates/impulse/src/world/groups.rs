@@ -242,6 +242,11 @@ impl EventLoop {
         world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
         if !self.holdable(p.0, world) || !self.holdable(p.1, world) {
+            // Closest points that will pass each other are not a collision, nor is a seam in
+            // the surface a body is held on (`super::near_miss`).
+            if self.near_miss(p, contact, world) {
+                return Ok(());
+            }
             return self.collide(p, t, contact, world);
         }
         // The island: the pair's free bodies and every member of the groups they are in.
@@ -560,14 +565,13 @@ impl EventLoop {
             .interruption()
             .is_some_and(|Interruption::Released { time }| time <= t)
         {
-            let release = group.model.holding.release_gap;
-            let kinematics = group.contact_kinematics();
+            let held = group.contacts_held();
             let contacts: Vec<HeldContact> = group
                 .model
                 .contacts
                 .iter()
-                .zip(&kinematics)
-                .filter(|(_, k)| k.gap <= release)
+                .zip(&held)
+                .filter(|(_, held)| **held)
                 .map(|(c, _)| c.clone())
                 .collect();
             let bodies: Vec<LcpBody> = (0..members.len())

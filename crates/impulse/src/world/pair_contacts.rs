@@ -4,6 +4,7 @@
 
 use super::colliders::Participants;
 use super::event_loop::EventLoop;
+use super::held_faces::face_outline;
 use crate::collision::Closest;
 use crate::collision::Convex;
 use crate::collision::broad::Pair;
@@ -106,6 +107,13 @@ impl EventLoop {
                         },
                     )
                 };
+                // The face the plane lies in, to let the contact go where it slides off.
+                let face = match geometry {
+                    Geometry::Cores { .. } => Vec::new(),
+                    _ if swapped => face_outline(&a, &-n, &pa, &ma),
+                    _ if flat(fb) => face_outline(&b, &n, &pb, &mb),
+                    _ => Vec::new(),
+                };
                 let (pair, a_side, b_side) = if swapped {
                     ((p.1, p.0), sides.1, sides.0)
                 } else {
@@ -121,6 +129,7 @@ impl EventLoop {
                     sliding: false,
                     slip_direction: crate::math::Vec3::zeros(),
                     spring,
+                    face,
                 });
             }
         }

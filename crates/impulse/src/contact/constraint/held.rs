@@ -68,6 +68,11 @@ pub(crate) struct HeldContact {
     pub(crate) slip_direction: Vec3,
     /// The spring–damper under the penalty model.
     pub(crate) spring: super::penalty::Spring,
+    /// Where an `OnPlane` contact's plane is a face of a polyhedron: the face's outline as
+    /// half-planes `m · p ≤ h` (`m` the unit outward normal of an edge within the face's plane,
+    /// in B's body frame). Empty for an unbounded plane (a half-space, an edge crossing an
+    /// edge, a pair of cores).
+    pub(crate) face: Vec<(Vec3, f64)>,
 }
 
 /// A body's motion at one instant: centre of mass, orientation, velocity, angular velocity.
@@ -130,6 +135,16 @@ pub(crate) struct Kinematics {
 }
 
 impl HeldContact {
+    /// Whether A's point has slid off B's face by more than `margin` across its outline (a part
+    /// sliding off the end of a track): the plane holds it no longer.
+    pub(crate) fn off_face(&self, a: &Motion, b: &Motion, margin: f64) -> bool {
+        let Geometry::OnPlane { core_a, .. } = self.geometry else {
+            return false;
+        };
+        let p = b.local(&a.point(&core_a));
+        self.face.iter().any(|(m, h)| m.dot(&p) > h + margin)
+    }
+
     /// The tangential slip at the contact: the velocity of A's material point there relative
     /// to B's, less its normal part.
     pub(crate) fn slip(&self, a: &Motion, b: &Motion) -> Vec3 {
@@ -268,6 +283,7 @@ mod tests {
                 sliding: false,
                 slip_direction: Vec3::zeros(),
                 spring: Default::default(),
+                face: Vec::new(),
             },
             HeldContact {
                 pair: (0, 1),
@@ -284,6 +300,7 @@ mod tests {
                 sliding: false,
                 slip_direction: Vec3::zeros(),
                 spring: Default::default(),
+                face: Vec::new(),
             },
         ];
         let h = 1e-5;
@@ -336,6 +353,7 @@ mod tests {
             sliding: false,
             slip_direction: Vec3::zeros(),
             spring: Default::default(),
+            face: Vec::new(),
         };
         let k = contact.kinematics(&ball, &Motion::FIXED);
         assert!(k.gap.abs() < 1e-15 && k.gap_rate.abs() < 1e-15);

@@ -31,7 +31,7 @@ mod time_step;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
-use held::{HeldContact, Kinematics, Motion, Side};
+use held::{HeldContact, Motion, Side};
 use ode::{Mode, group_ode};
 
 use crate::dynamics::{BodyId, BodyState};
@@ -366,11 +366,26 @@ impl ContactGroup {
     }
 
     /// Each held contact's kinematics at the group's time.
-    pub(crate) fn contact_kinematics(&self) -> Vec<Kinematics> {
+    #[cfg(test)]
+    pub(crate) fn contact_kinematics(&self) -> Vec<held::Kinematics> {
         let motions = motions(&self.state, self.model.members.len());
         self.model.contacts
             .iter()
             .map(|c| c.kinematics(&side_motion(&motions, c.a), &side_motion(&motions, c.b)))
+            .collect()
+    }
+
+    /// Whether each held contact is still held at the group's time: open no wider than the
+    /// release gap and on its face (within the release gap of its outline).
+    pub(crate) fn contacts_held(&self) -> Vec<bool> {
+        let motions = motions(&self.state, self.model.members.len());
+        let release = self.model.holding.release_gap;
+        self.model.contacts
+            .iter()
+            .map(|c| {
+                let (a, b) = (side_motion(&motions, c.a), side_motion(&motions, c.b));
+                c.kinematics(&a, &b).gap <= release && !c.off_face(&a, &b, release)
+            })
             .collect()
     }
 
@@ -537,12 +552,14 @@ impl ContactGroup {
     }
 
     /// Whether a contact has opened past the release gap (or, under the penalty model, sunk too
-    /// deep) with the members moving as `motions`.
+    /// deep, or slid off its face by the release gap) with the members moving as `motions`.
     fn releases(&self, motions: &[Motion]) -> bool {
         self.model.contacts.iter().any(|c| {
-            let k = c.kinematics(&side_motion(motions, c.a), &side_motion(motions, c.b));
+            let (a, b) = (side_motion(motions, c.a), side_motion(motions, c.b));
+            let k = c.kinematics(&a, &b);
             k.gap > self.model.holding.release_gap
                 || penalty::too_deep(&self.model.holding, k.gap)
+                || c.off_face(&a, &b, self.model.holding.release_gap)
         })
     }
 

@@ -59,6 +59,7 @@ fn corners_on_plane(k: usize, h: Vec3, plane: Vec3, n: Vec3, mu: f64) -> Vec<Hel
             sliding: false,
             slip_direction: crate::math::Vec3::zeros(),
             spring: Default::default(),
+            face: Vec::new(),
         })
         .collect()
 }
@@ -93,6 +94,7 @@ pub(super) fn on_plane(core: Vec3, radius: f64, n: Vec3, mu: f64, spring: penalt
         sliding: false,
         slip_direction: Vec3::zeros(),
         spring,
+        face: Vec::new(),
     }
 }
 

@@ -1,0 +1,299 @@
+//! Issue 35: the part sorter (scenes/hybrid/part_sorter.toml) under `contact_model =
+//! "constraint"` and `"penalty"`. Under both, part A1 stopped dead at door 1's upstream edge at
+//! 0.24 s, and every part behind it piled into it (constraint: A1 and B1 interpenetrated at
+//! 0.81 s; penalty: B1 sank into the upper track's end face at 1.42 s). Two causes, each
+//! reproduced here in isolation:
+//!
+//! - *A near miss answered as a collision.* A part held 10⁻² ε above the track met the door's
+//!   upstream edge (2.5e-5 cm above the track, a multibody link, answered by impulses) at a
+//!   gap of 5e-3 cm along the normal between the part's bottom edge and the door's top edge,
+//!   16° off the direction it slid in. The collision along that normal stopped it; held, it
+//!   would have passed 7.5e-5 cm over the edge (`world::near_miss`).
+//! - *A held contact on a face's plane outlived the face.* A part held on the track's top face
+//!   slid on along the face's plane past the face's end — over the door's gap and off the end
+//!   of the track — so no part ever loaded a door (`world::held_faces`).
+//!
+//! Units: cm, g, s (g = 981 cm/s²), ε = 0.01 cm.
+
+mod common;
+
+use common::scenes::{parse, shipped};
+use impulse::World;
+
+/// A world from scene text (`scene.toml` for its messages).
+fn world_of(text: &str) -> World {
+    match parse(std::path::Path::new("scene.toml"), text) {
+        Ok(scene) => scene.world,
+        Err(errors) => panic!("{errors:?}"),
+    }
+}
+
+/// The shipped part sorter with `contact_model` set to `model`.
+fn part_sorter(model: &str) -> World {
+    let path = shipped("hybrid/part_sorter.toml");
+    let text = std::fs::read_to_string(&path).expect("the shipped scene");
+    let text = text.replacen(
+        "[world]\n",
+        &format!("[world]\ncontact_model = \"{model}\"\n"),
+        1,
+    );
+    match parse(&path, &text) {
+        Ok(scene) => scene.world,
+        Err(errors) => panic!("{errors:?}"),
+    }
+}
+
+/// A 4 × 4 × 2 cm part of 8 g sliding frictionless along +x at `speed` on a fixed ledge whose
+/// top face is z = 0 from x = −30 to 0, set down 1e-3 cm above it with its centre at x = `x0`;
+/// `beyond` is the rest of the scene (what lies past the ledge's end).
+fn ledge_scene(model: &str, x0: f64, speed: f64, beyond: &str) -> String {
+    format!(
+        r#"
+[world]
+contact_model = "{model}"
+gravity = [0, 0, -981]
+duration = 1.0
+collision_epsilon = 0.01
+
+[materials.slick]
+friction = 0
+restitution = 0
+
+[[bodies]]
+name = "ledge"
+motion = "fixed"
+shape = {{ type = "box", size = [30, 8, 1] }}
+position = [-15, 0, -0.5]
+material = "slick"
+
+[[bodies]]
+name = "part"
+shape = {{ type = "box", size = [4, 4, 2] }}
+mass = 8
+position = [{x0}, 0, 1.001]
+velocity = [{speed}, 0, 0]
+material = "slick"
+{beyond}
+"#
+    )
+}
+
+#[test]
+fn a_held_part_sliding_off_the_end_of_a_ledge_falls() {
+    // The part slides at 100 cm/s from x = −14: its front reaches the ledge's end at 0.12 s,
+    // its centre at 0.14 s, its back at 0.16 s. From then at the latest nothing holds it: at
+    // 0.4 s it has fallen at least ½ g (0.4 − 0.16)² = 28.25 cm below the 1.0 cm it slid at
+    // (tipping over the edge before that only lowers it further), so its centre is below
+    // z = −27.25. Its x velocity stays 100 cm/s to 1e-3: nothing frictionless pushes along x
+    // but the edge while it tips, briefly. On main the held contacts kept it on the ledge's
+    // plane: z = 1.0001 at 0.4 s, sliding on air.
+    for model in ["constraint", "penalty"] {
+        let mut world = world_of(&ledge_scene(model, -14.0, 100.0, ""));
+        let id = world.body_id("part").expect("the part");
+        world.advance_to(0.4).expect("runs");
+        let s = world.body(id).state();
+        assert!(
+            s.position.z < 1.0 - 0.5 * 981.0 * 0.24f64.powi(2),
+            "{model}: the part is at z = {} at 0.4 s",
+            s.position.z
+        );
+        assert!(
+            (s.velocity.x - 100.0).abs() < 0.1,
+            "{model}: vx = {}",
+            s.velocity.x
+        );
+    }
+}
+
+#[test]
+fn a_held_part_glides_over_a_flush_seam_onto_a_door() {
+    // Past the ledge's end, 0.13 cm on, a door as in the part sorter: a 10 × 8 × 0.5 cm plate of
+    // 20 g, a one-link multibody (answered by impulses under every model) hinged at its
+    // upstream top edge, flush with the ledge's top face z = 0, held shut against its stop by
+    // door 1's preloaded spring (186000 g·cm²/s² per rad, rest −60°): it holds an 8 g part
+    // anywhere on it (moment at most 8 · 981 · 10 = 78 480 against 194 780 − 98 100 of its
+    // own). The part, held 1e-4 cm (10⁻² ε) above the ledge (penalty: 1e-4 cm into it),
+    // slides frictionless at 20 cm/s from x = −6: its front reaches the seam at 0.2 s, its
+    // centre is over the door by 0.31 s. Nothing frictionless acts along x but the door's
+    // top face, which the spring's push tilts up 4.4e-4 rad past its stop: the part climbs it
+    // (g sin θ over its 0.2 s on the door takes 0.09 cm/s, the face's tilted normal about as
+    // much). So at 0.5 s it moves at 20 cm/s within 0.5 cm/s (measured: 19.84 constraint,
+    // 19.76 penalty) and has travelled 10 cm within 0.1 cm (x = 3.97 and 3.95). On main the collision with the door's upstream edge, along the normal between
+    // the part's bottom edge and the door's top edge (nearly −x), stopped it at the seam
+    // (measured under constraint: x = −2.80, vx = −3.41 cm/s at 0.5 s, bounced back).
+    let door = r#"
+[[multibodies]]
+name = "door"
+[[multibodies.links]]
+name = "plate"
+shape = { type = "box", size = [10, 8, 0.5] }
+mass = 20
+position = [5.13, 0, -0.25]
+material = "slick"
+[[multibodies.joints]]
+name = "hinge"
+type = "revolute"
+parent = "ledge"
+child = "plate"
+anchor = [0.13, 0, 0]
+axis = [0, 1, 0]
+stiffness = 186000
+rest = -60
+damping = 10000
+limits = [0, 80]
+"#;
+    for model in ["constraint", "penalty"] {
+        let mut world = world_of(&ledge_scene(model, -6.0, 20.0, door));
+        let id = world.body_id("part").expect("the part");
+        world.advance_to(0.5).expect("runs");
+        let s = world.body(id).state();
+        assert!(
+            (s.velocity.x - 20.0).abs() < 0.5,
+            "{model}: vx = {} at 0.5 s",
+            s.velocity.x
+        );
+        assert!(
+            (s.position.x - 4.0).abs() < 0.1,
+            "{model}: x = {} at 0.5 s",
+            s.position.x
+        );
+    }
+}
+
+/// The bin a part ends in (its centre, end of the run): past the upper track's end (x > 96.6,
+/// type A's), past the lower track's end (x < 7.7, type B's), or on the floor between them,
+/// under door 2 (type C's). `None`: not on the floor (z above 2.1 cm: a part at rest on the
+/// floor has its centre at 1 or 2 cm).
+fn bin(world: &World, part: &str) -> Option<char> {
+    let id = world.body_id(part).expect("a part");
+    let p = world.body(id).state().position;
+    if p.z > 2.1 {
+        return None;
+    }
+    Some(if p.x > 96.6 {
+        'A'
+    } else if p.x < 7.7 {
+        'B'
+    } else {
+        'C'
+    })
+}
+
+const PARTS: [&str; 6] = [
+    "part A1", "part B1", "part C1", "part A2", "part B2", "part C2",
+];
+
+/// Runs the part sorter under `model` to its shipped end (4 s), checking at every 0.01 s that
+/// no pair overlaps deeper than the envelope (the run stops with an error if one does) and
+/// that the energy never rises above the start's by more than the engine's own allowance for
+/// microcollisions' throws (`energy_bound = "auto"`: ten times the kinetic energy of every
+/// dynamic body and link at `microcollision_max_restitution` × √(2 g ε) = 22.1 cm/s, 356 g in
+/// all: 8.73e5 erg, 2.7 % of the start's 3.19e7). Returns each part's bin.
+fn sorted(model: &str) -> Vec<Option<char>> {
+    let mut world = part_sorter(model);
+    let start = world.energy().total();
+    let allowance = 10.0 * 0.5 * 356.0 * (5.0f64 * (2.0 * 981.0 * 0.01f64).sqrt()).powi(2);
+    let mut highest = start;
+    for i in 1..=400 {
+        let t = f64::from(i) * 0.01;
+        if let Err(e) = world.advance_to(t) {
+            panic!("{model}: {e}");
+        }
+        world.take_events();
+        highest = highest.max(world.energy().total());
+    }
+    assert!(
+        world.max_penetration() <= 0.01,
+        "{model}: overlapped {}",
+        world.max_penetration()
+    );
+    assert!(
+        highest - start <= allowance,
+        "{model}: energy rose {} above the start's {start}",
+        highest - start
+    );
+    eprintln!("{model}: energy rose at most {} erg", highest - start);
+    PARTS.iter().map(|p| bin(&world, p)).collect()
+}
+
+#[test]
+fn the_part_sorter_runs_to_its_end_under_constraint_contact() {
+    // On main it stopped at 0.81 s (A1 and B1 interpenetrating by the envelope). Now it runs
+    // 4 s and every part ends on the floor. The impulse model's run sorts A1 A, B1 B, C1 C,
+    // A2 A, B2 A (it skims over door 1, as the scene's notes say the later parts do), C2 C.
+    // Under constraint contact five of the six end in the same bins; C1 ends in B's: under
+    // the impulse model it hits door 2's upstream edge at 1.87 s while hopping in the envelope
+    // (66 → 42 cm/s) and then opens the door; held, it glides over that seam at 77 cm/s and
+    // skims over door 2 before it opens.
+    let impulse = sorted("impulse");
+    let named = |bins: &[Option<char>]| -> Vec<String> {
+        PARTS
+            .iter()
+            .zip(bins)
+            .map(|(p, b)| format!("{p}: {b:?}"))
+            .collect()
+    };
+    let expected_impulse = [
+        Some('A'),
+        Some('B'),
+        Some('C'),
+        Some('A'),
+        Some('A'),
+        Some('C'),
+    ];
+    assert_eq!(impulse, expected_impulse, "{:?}", named(&impulse));
+    let constraint = sorted("constraint");
+    let mut expected = expected_impulse;
+    expected[2] = Some('B');
+    assert_eq!(constraint, expected, "{:?}", named(&constraint));
+}
+
+#[test]
+fn the_part_sorter_runs_to_its_end_under_penalty_contact() {
+    // The first 1.5 s (the whole 4 s costs 89 s of CPU in a release build, past a test's
+    // budget; run from the CLI it sorts A1 A, B1 B, C1 B, A2 A, B2 A, C2 C, as the constraint
+    // model does: docs/sources.md). On main A1 stalled at door 1's upstream edge from 0.24 s
+    // until B1 knocked it on at 0.79 s (x = 56.47 cm, 61 cm at 1.0 s), and B1 stalled there
+    // in turn. Now A1 glides over the door (it holds A's weight) and off the upper track's end
+    // (x = 96.6) before 1.0 s — sliding from rest at g (sin 15° − 0.15 cos 15°) = 111.8 cm/s²
+    // covers the 45 cm from its start to the end in 0.90 s (measured x = 97.0 at 0.9 s, 106.8
+    // at 1.0 s) — and is down by the floor (z < 10 cm; measured 3.3) at 1.5 s; B1 opens door 1
+    // and drops through it towards the lower track (below z = 45 cm at 1.5 s; measured 41.0).
+    // The energy never rises above the start's by more than the engine's allowance for
+    // microcollisions (as in `sorted`). The deepest overlap counts the springs' own: a held
+    // contact is let go once it sinks past the envelope, found at the end of the integration
+    // step that crosses it, so up to 1.1 ε (measured 1.022 ε; see docs/sources.md for a held
+    // edge whose reading goes to 1.8 ε later in the run).
+    let mut world = part_sorter("penalty");
+    let start = world.energy().total();
+    let allowance = 10.0 * 0.5 * 356.0 * (5.0f64 * (2.0 * 981.0 * 0.01f64).sqrt()).powi(2);
+    let mut highest = start;
+    let a1 = world.body_id("part A1").expect("A1");
+    let b1 = world.body_id("part B1").expect("B1");
+    for i in 1..=150 {
+        let t = f64::from(i) * 0.01;
+        if let Err(e) = world.advance_to(t) {
+            panic!("penalty: {e}");
+        }
+        world.take_events();
+        highest = highest.max(world.energy().total());
+        if i == 100 {
+            let x = world.body(a1).state().position.x;
+            assert!(x > 96.6, "A1 at x = {x} at 1.0 s");
+        }
+    }
+    assert!(
+        world.max_penetration() <= 0.011,
+        "overlapped {}",
+        world.max_penetration()
+    );
+    assert!(
+        highest - start <= allowance,
+        "energy rose {} above the start's {start}",
+        highest - start
+    );
+    let a1_z = world.body(a1).state().position.z;
+    assert!(a1_z < 10.0, "A1 at z = {a1_z} at 1.5 s");
+    let b1_z = world.body(b1).state().position.z;
+    assert!(b1_z < 45.0, "B1 at z = {b1_z} at 1.5 s");
+}
