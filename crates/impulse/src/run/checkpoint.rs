@@ -8,7 +8,7 @@
 //! and their integrations and controllers, the event heap, broad phase, closest-feature
 //! caches, contact groups, warm starts, sleep), and a [`WorldRecord`] of that state.
 //!
-//! **How the state is restored** (format version 2). Resuming builds the world from the scene
+//! **How the state is restored** (format version 3). Resuming builds the world from the scene
 //! (whose text must hash as it did), which lends the geometry the state does not hold, and
 //! reads the saved state into it ([`World::restore_state`]): the run continues from the
 //! checkpoint's frame at once, without simulating anything again. The restored world's
@@ -25,8 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::world::{Energy, World};
 
-/// The checkpoint format this build reads and writes.
-pub const CHECKPOINT_VERSION: u32 = 2;
+/// The checkpoint format this build reads and writes (3: held contacts keep their face's outline).
+pub const CHECKPOINT_VERSION: u32 = 3;
 
 /// The first bytes of every checkpoint file.
 const MAGIC: &[u8; 8] = b"IMPCKPT\0";
@@ -209,9 +209,13 @@ impl std::fmt::Display for CheckpointError {
             Self::Version { found } if *found < CHECKPOINT_VERSION => write!(
                 f,
                 "checkpoint format version {found}, made by an older version of impulse \
-                 (which did not save the simulation state); this impulse reads version \
-                 {CHECKPOINT_VERSION} only: rerun the scene, or resume it with the impulse \
-                 that wrote it"
+                 ({}); this impulse reads version {CHECKPOINT_VERSION} only: rerun the scene, \
+                 or resume it with the impulse that wrote it",
+                if *found == 1 {
+                    "which did not save the simulation state"
+                } else {
+                    "whose held contacts had no face outline"
+                }
             ),
             Self::Version { found } => write!(
                 f,
