@@ -29,6 +29,7 @@ mod units;
 pub use reader::{Diagnostic, Severity};
 pub use run_options::{MAX_FRAMES, RunOptions};
 pub use units::Units;
+pub(crate) use shapes::read_shape_table;
 pub(crate) use values::read_orientation;
 use world_table::{RunHeader, WORLD_KEYS, read_settings};
 
