@@ -10,7 +10,7 @@
 //! are (`step::advance`): after a step, every pair apart at its start is advanced
 //! conservatively (Mirtich §2.4) — it cannot come nearer than half the target distance before
 //! the next sample, its approach bounded by the step's largest point speeds — and the first
-//! time its distance falls to half the collision envelope is bisected to 1e-10 of the step;
+//! time its distance falls to half the collision envelope is bisected to 1e-7 of the step;
 //! the step is taken again up to the earliest such time, the contacts within the envelope that
 //! approach are answered there, and the rest of the step follows. Bodies joined by a joint do
 //! not collide with each other unless a pair is included (`AssemblyWithSolids::new`).
@@ -376,7 +376,11 @@ impl AssemblyWithSolids {
                 let mut found = None;
                 while before < limit {
                     let after = (before + (d - 0.5 * target) / speed).min(limit);
-                    let state = Self::trial(saved, after)?;
+                    let state = if after == end {
+                        end_state.clone()
+                    } else {
+                        Self::trial(saved, after)?
+                    };
                     let Some(da) = self.closest(&state, p).map(|c| c.distance) else {
                         break;
                     };
@@ -388,7 +392,12 @@ impl AssemblyWithSolids {
                 }
                 found
             } else {
-                let state = Self::trial(saved, limit)?;
+                // At the step's end the state is at hand.
+                let state = if limit == end {
+                    end_state.clone()
+                } else {
+                    Self::trial(saved, limit)?
+                };
                 match self.closest(&state, p) {
                     Some(c) if c.distance <= level => Some(self.bisect(saved, p, t0, limit, level)?),
                     _ => None,
@@ -403,7 +412,7 @@ impl AssemblyWithSolids {
         Ok(first)
     }
 
-    /// A time in `(a, b]` at which pair `p`'s distance is at most `target`, within 1e-10 of
+    /// A time in `(a, b]` at which pair `p`'s distance is at most `target`, within 1e-7 of
     /// the step, given that it is above it at `a` and not at `b`.
     fn bisect(
         &mut self,
@@ -413,7 +422,7 @@ impl AssemblyWithSolids {
         mut b: f64,
         target: f64,
     ) -> Result<f64, AssemblyError> {
-        let tolerance = 1e-10 * self.assembly.settings().step;
+        let tolerance = 1e-7 * self.assembly.settings().step;
         while b - a > tolerance {
             let m = 0.5 * (a + b);
             let state = Self::trial(saved, m)?;
@@ -447,15 +456,19 @@ impl AssemblyWithSolids {
         })
     }
 
-    /// Answers pair `p` if it is within the envelope: each point of its contact manifold
+    /// Answers pair `p` if it is within the envelope and its contact manifold
     /// (`collision::manifold`: a box lying on a face touches at its corners, not at one point)
-    /// that approaches, in turn; true if any did.
+    /// approaches; true if it did.
     fn respond_pair(&mut self, p: usize, inelastic: bool) -> Result<bool, AssemblyError> {
         let asm = self.assembly.clone();
         let Some(c) = self.closest(&asm, p) else {
             return Ok(false);
         };
-        if c.distance >= self.settings.envelope {
+        // Only a pair at its level (where its contact was located, or below it after a step
+        // that ended there) is in contact: answering every approaching pair anywhere in the
+        // envelope lifted each hop of a resting crate higher, until it hovered at ε.
+        let envelope = self.settings.envelope;
+        if c.distance >= envelope || c.distance > self.levels[p] + LEVEL_MARGIN * envelope {
             return Ok(false);
         }
         let (i, k) = self.pairs[p];
@@ -469,11 +482,34 @@ impl AssemblyWithSolids {
             &c,
             MANIFOLD_TOLERANCE * self.settings.envelope,
         );
-        let mut any = false;
-        for point in points {
-            any |= self.respond_point(p, &c, &point.coords, inelastic)?;
+        // The points that approach are answered by one impulse at their centroid: a box lying
+        // flat on the floor is pushed through its face's centre, not tipped corner by corner
+        // (answered one corner at a time, resting crates crept and rose above the envelope);
+        // when the centroid does not approach, the fastest-approaching point is answered.
+        let n = c.normal;
+        let velocity = |body: Option<usize>, q: &Vec3| {
+            body.map_or(Vec3::zeros(), |b| self.assembly.bodies[b].point_velocity(q))
+        };
+        let (a, b) = (self.solids[i].body, self.solids[k].body);
+        let approach = |q: &Vec3| (velocity(a, q) - velocity(b, q)).dot(&n);
+        let closing: Vec<(Vec3, f64)> = points
+            .iter()
+            .map(|q| (q.coords, approach(&q.coords)))
+            .filter(|(_, u)| *u < 0.0)
+            .collect();
+        if closing.is_empty() {
+            return Ok(false);
         }
-        Ok(any)
+        let centroid = closing.iter().map(|(q, _)| q).sum::<Vec3>() / closing.len() as f64;
+        if self.respond_point(p, &c, &centroid, inelastic)? {
+            return Ok(true);
+        }
+        let fastest = closing
+            .iter()
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(q, _)| *q)
+            .unwrap_or(centroid);
+        self.respond_point(p, &c, &fastest, inelastic)
     }
 
     /// Answers pair `p` at `point` (normal and distance from `c`) if it approaches there.
