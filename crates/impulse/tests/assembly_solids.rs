@@ -328,3 +328,76 @@ fn joined_bodies_are_excluded_and_pairs_can_be_included_or_excluded() {
     assert!((z - (0.1 - 0.5 * G * 0.25)).abs() < 1e-9, "z = {z}");
     assert!(sim.hits.is_empty());
 }
+
+/// The scene keys: shapes on bodies (mass properties from them, or given), `[[fixed]]`,
+/// `[contact]`'s `envelope`, `exclude` and `include`; and bad input reported with line and key.
+#[test]
+fn solid_keys_are_read_and_checked_at_load() {
+    use impulse::assembly::scene::parse;
+    use std::path::Path;
+    let base = r#"
+[world]
+[assembly]
+[[bodies]]
+name = "arm"
+mass = 1
+inertia = [0.001, 0.01, 0.01]
+position = [0.2, 0, 0.5]
+shape = { type = "box", size = [0.4, 0.05, 0.05] }
+[[joints]]
+type = "revolute"
+body = "arm"
+anchor = [0, 0, 0.5]
+axis = [0, 1, 0]
+[[bodies]]
+name = "crate"
+shape = { type = "box", size = [0.1, 0.2, 0.3] }
+density = 500
+position = [0.6, 0, 0.15]
+[[fixed]]
+name = "floor"
+shape = { type = "halfspace" }
+[contact]
+envelope = 0.002
+exclude = [["arm", "floor"]]
+"#;
+    let scene = parse(Path::new("s.toml"), base).unwrap();
+    assert_eq!(scene.solids.len(), 3);
+    assert_eq!(scene.envelope, 0.002);
+    let crate_body = &scene.assembly.bodies()[1];
+    // A uniform box of 0.1 × 0.2 × 0.3 m at 500 kg/m³: 3 kg, I_xx = m (0.2² + 0.3²)/12.
+    assert!((crate_body.mass() - 3.0).abs() < 1e-12);
+    assert!((crate_body.inertia()[(0, 0)] - 3.0 * 0.13 / 12.0).abs() < 1e-12);
+    let world = scene.with_solids().unwrap();
+    assert_eq!(world.pairs(), &[(0, 1), (1, 2)], "arm–floor excluded");
+
+    let errors = |text: &str| match parse(Path::new("s.toml"), text) {
+        Ok(_) => Vec::new(),
+        Err(e) => e.diagnostics().to_vec(),
+    };
+    let e = errors(&base.replace("name = \"floor\"", "name = \"floor\"\ncolour = 1"));
+    assert!(e[0].key == "fixed[0].colour", "{e:?}");
+    let e = errors(&base.replace("[\"arm\", \"floor\"]", "[\"arm\", \"flor\"]"));
+    assert!(
+        e[0].key.starts_with("contact.exclude") && e[0].message.contains("no body with shapes or fixed solid named `flor`"),
+        "{e:?}"
+    );
+    let e = errors(&base.replace(
+        "shape = { type = \"box\", size = [0.1, 0.2, 0.3] }",
+        "shape = { type = \"box\", size = [0.1, 0.2, 0.3], position = [0.1, 0, 0] }",
+    ));
+    assert!(
+        e[0].key == "bodies[1]" && e[0].message.contains("centre of mass is at [0.1, 0, 0]"),
+        "{e:?}"
+    );
+    let e = errors(&base.replace("position = [0.6, 0, 0.15]", "position = [0.6, 0, 0.1]"));
+    assert!(
+        e[0].key == "fixed[0]" && e[0].message.contains("`crate` and `floor` start overlapping by 4.99"),
+        "{e:?}"
+    );
+    let e = errors(&base.replace("density = 500", "density = 500\nmass = 2"));
+    assert!(e[0].message.contains("either `mass` or `density`"), "{e:?}");
+    let e = errors(&format!("{base}[[balls]]\nname = \"b\"\nmass = 1\nradius = 0.1\nposition = [2, 0, 1]\n"));
+    assert!(e[0].key == "balls" && e[0].message.contains("cannot be mixed"), "{e:?}");
+    println!("{}", e[0]);
+}
