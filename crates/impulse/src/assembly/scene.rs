@@ -324,9 +324,7 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
         .map(|(i, s)| (s.name.clone(), i))
         .collect();
     if !solids.is_empty()
-        && let Some(t) = root
-            .get("balls")
-            .or_else(|| root.get("strikers"))
+        && let Some(t) = root.get("balls").or_else(|| root.get("strikers"))
     {
         t.error("[[balls]] and [[strikers]] cannot be mixed with bodies that have shapes or [[fixed]] solids: give a ball as a body with a sphere `shape`, a striker as a sphere in its body's `shapes`");
     }
@@ -388,7 +386,9 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
         );
         if let Err(e) = world {
             let span = match &e {
-                AssemblyError::Overlap { b, .. } => solid_index.get(b).map(|&s| solid_spans[s].clone()),
+                AssemblyError::Overlap { b, .. } => {
+                    solid_index.get(b).map(|&s| solid_spans[s].clone())
+                }
                 _ => None,
             }
             .unwrap_or((root.span(), String::new()));
@@ -463,8 +463,8 @@ fn read_body(ctx: &Context, t: &Table) -> Option<(AssemblyBodyDesc, Vec<PlacedSh
     let name = string(t, "name", "a string");
     let shapes = solids::read_shapes(ctx, t)?;
     // Without `inertia`, a body with shapes takes its mass properties from them.
-    let from_shapes = (!shapes.is_empty() && !t.has("inertia"))
-        .then(|| solids::shape_mass(t, &shapes));
+    let from_shapes =
+        (!shapes.is_empty() && !t.has("inertia")).then(|| solids::shape_mass(t, &shapes));
     let (mass, inertia) = match from_shapes {
         Some(m) => (m.map(|m| m.0), m.map(|m| m.1)),
         None => {

@@ -19,7 +19,7 @@ use crate::collision::manifold::manifold;
 use crate::collision::{CollisionModel, NarrowStats, PairCache, closest};
 use crate::dynamics::PlacedShape;
 use crate::math::{Mat3, Point, Pose, Vec3, orthonormal_basis};
-use crate::response::{Microcollisions, RestitutionLaw, ResponseKind, respond};
+use crate::response::{Microcollisions, ResponseKind, RestitutionLaw, respond};
 
 use super::{Assembly, AssemblyError, step};
 
@@ -364,8 +364,8 @@ impl AssemblyWithSolids {
             let limit = first.unwrap_or(end);
             let found = if d0 > target {
                 let (i, k) = self.pairs[p];
-                let speed = self.speed_bound(i, saved, &end_state)
-                    + self.speed_bound(k, saved, &end_state);
+                let speed =
+                    self.speed_bound(i, saved, &end_state) + self.speed_bound(k, saved, &end_state);
                 if d0 - speed * (limit - t0) > target {
                     continue;
                 }
@@ -399,7 +399,9 @@ impl AssemblyWithSolids {
                     Self::trial(saved, limit)?
                 };
                 match self.closest(&state, p) {
-                    Some(c) if c.distance <= level => Some(self.bisect(saved, p, t0, limit, level)?),
+                    Some(c) if c.distance <= level => {
+                        Some(self.bisect(saved, p, t0, limit, level)?)
+                    }
                     _ => None,
                 }
             };
@@ -473,7 +475,10 @@ impl AssemblyWithSolids {
         }
         let (i, k) = self.pairs[p];
         let (pose_i, pose_k) = (self.pose_in(&asm, i), self.pose_in(&asm, k));
-        let (part_i, part_k) = (&self.models[i].parts[c.parts.0], &self.models[k].parts[c.parts.1]);
+        let (part_i, part_k) = (
+            &self.models[i].parts[c.parts.0],
+            &self.models[k].parts[c.parts.1],
+        );
         let points = manifold(
             &part_i.convex,
             &(pose_i * part_i.pose),

@@ -96,7 +96,11 @@ pub(super) fn shape_mass(t: &Table, shapes: &[PlacedShape]) -> Option<(f64, Mat3
 }
 
 /// A `[[fixed]]` table: its name, shapes and placement.
-pub(super) fn read_fixed(ctx: &Context, t: &Table, i: usize) -> Option<(String, Vec<PlacedShape>, Pose)> {
+pub(super) fn read_fixed(
+    ctx: &Context,
+    t: &Table,
+    i: usize,
+) -> Option<(String, Vec<PlacedShape>, Pose)> {
     t.reject_unknown(FIXED_KEYS);
     let name = match t.get("name") {
         Some(v) => v.string().map(str::to_string),
@@ -119,7 +123,10 @@ pub(super) fn read_fixed(ctx: &Context, t: &Table, i: usize) -> Option<(String, 
 }
 
 /// A pair list `[["a", "b"], …]` of solid names (bodies with shapes, fixed solids).
-pub(super) fn read_pairs(v: &Value, solids: &HashMap<String, usize>) -> Option<Vec<(usize, usize)>> {
+pub(super) fn read_pairs(
+    v: &Value,
+    solids: &HashMap<String, usize>,
+) -> Option<Vec<(usize, usize)>> {
     let mut pairs = Vec::new();
     for item in v.array()? {
         let names = item.array()?;
