@@ -386,8 +386,8 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
         );
         if let Err(e) = world {
             let span = match &e {
-                AssemblyError::Overlap { b, .. } => {
-                    solid_index.get(b).map(|&s| solid_spans[s].clone())
+                AssemblyError::Overlap { b: name, .. } | AssemblyError::Body { body: name, .. } => {
+                    solid_index.get(name).map(|&s| solid_spans[s].clone())
                 }
                 _ => None,
             }

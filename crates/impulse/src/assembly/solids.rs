@@ -134,10 +134,13 @@ impl AssemblyWithSolids {
             friction,
             envelope,
         } = settings;
-        if !(restitution.is_finite() && (0.0..=1.0).contains(&restitution))
-            || !(friction.is_finite() && friction >= 0.0)
-            || !(envelope.is_finite() && envelope > 0.0)
-        {
+        let valid = restitution.is_finite()
+            && (0.0..=1.0).contains(&restitution)
+            && friction.is_finite()
+            && friction >= 0.0
+            && envelope.is_finite()
+            && envelope > 0.0;
+        if !valid {
             return Err(bad(format!(
                 "restitution must be in [0, 1], friction non-negative and the envelope positive, found {restitution}, {friction} and {envelope}"
             )));

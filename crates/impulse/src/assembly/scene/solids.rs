@@ -43,8 +43,7 @@ pub(super) fn read_shapes(ctx: &Context, t: &Table) -> Option<Vec<PlacedShape>> 
 /// centre of mass must be the body frame's origin (the body's `position` is its centre of
 /// mass).
 pub(super) fn shape_mass(t: &Table, shapes: &[PlacedShape]) -> Option<(f64, Mat3)> {
-    if let Some(s) = shapes.iter().find(|s| matches!(s.shape, Shape::HalfSpace)) {
-        let _ = s;
+    if shapes.iter().any(|s| matches!(s.shape, Shape::HalfSpace)) {
         t.error("a half-space has no mass; only a `[[fixed]]` solid may be one");
         return None;
     }
