@@ -153,7 +153,7 @@ fn a_pendulum_bob_kicks_a_free_box_as_the_closed_form_says() {
         p / big_m
     );
     // The pendulum right after: ω' = ω − P h / I_p (the rest of the step's gravity changes
-    // it by less than g sin θ h / ℓ ≈ 1e-7).
+    // it by less than m g ℓ sin θ h / I_p ≈ 1e-4 rad/s, which the tolerance covers).
     let expected_w = omega - p * arm / i_p;
     println!(
         "box {v_box:.9} (closed form {:.9}), pendulum ω after {w_after:.9} (closed form {expected_w:.9})",
