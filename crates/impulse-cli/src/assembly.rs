@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use impulse::assembly::balls::{AssemblyWithBalls, Ball};
 use impulse::assembly::scene::{self, AssemblyScene};
+use impulse::assembly::solids::AssemblyWithSolids;
 use impulse::assembly::{Assembly, AssemblyError};
 use impulse::math::{Mat3, Vec3, principal_axes};
 use impulse::run::shapes::{BodyRecord, Geometry, SHAPES_FORMAT_VERSION, ShapeRecord, ShapesFile};
@@ -65,10 +66,11 @@ pub fn check(path: &Path) -> Result<ExitCode, String> {
     }
 }
 
-/// An assembly run alone, or with free balls.
+/// An assembly run alone, with free balls, or with solids.
 enum Runner {
     Alone(Assembly),
     Balls(Box<AssemblyWithBalls>),
+    Solids(Box<AssemblyWithSolids>),
 }
 
 impl Runner {
@@ -76,11 +78,12 @@ impl Runner {
         match self {
             Self::Alone(a) => a,
             Self::Balls(w) => &w.assembly,
+            Self::Solids(w) => &w.assembly,
         }
     }
     fn balls(&self) -> &[Ball] {
         match self {
-            Self::Alone(_) => &[],
+            Self::Alone(_) | Self::Solids(_) => &[],
             Self::Balls(w) => &w.balls,
         }
     }
@@ -88,6 +91,7 @@ impl Runner {
         match self {
             Self::Alone(a) => a.advance_to(t),
             Self::Balls(w) => w.advance_to(t),
+            Self::Solids(w) => w.advance_to(t),
         }
     }
 }
@@ -103,9 +107,9 @@ fn equivalent_box(m: f64, moments: &Vec3) -> [f64; 3] {
 }
 
 /// `shapes.json` for an assembly run, so that `impulse view`, `render` and `plot` can show it:
-/// each assembly body drawn as the uniform box of its mass and inertia (assembly bodies have no
-/// shapes of their own) along its principal axes, with its strikers as spheres; each ball a
-/// sphere.
+/// each assembly body with shapes drawn as them, and one without as the uniform box of its mass
+/// and inertia along its principal axes, with its strikers as spheres; each ball a sphere; the
+/// fixed solids last.
 fn shapes_file(name: &str, s: &AssemblyScene) -> ShapesFile {
     let a = &s.assembly;
     let g = a.settings().gravity;
@@ -117,13 +121,16 @@ fn shapes_file(name: &str, s: &AssemblyScene) -> ShapesFile {
         .map(|(k, b)| {
             let (moments, axes) = principal_axes(&b.inertia());
             let q = axes.quaternion();
-            let mut shapes = vec![ShapeRecord {
-                geometry: Geometry::Box {
-                    size: equivalent_box(b.mass(), &moments),
-                },
-                position: [0.0; 3],
-                orientation: [q.w, q.i, q.j, q.k],
-            }];
+            let mut shapes = match s.solids.iter().find(|solid| solid.body == Some(k)) {
+                Some(solid) => solid.shapes.iter().map(ShapeRecord::of).collect(),
+                None => vec![ShapeRecord {
+                    geometry: Geometry::Box {
+                        size: equivalent_box(b.mass(), &moments),
+                    },
+                    position: [0.0; 3],
+                    orientation: [q.w, q.i, q.j, q.k],
+                }],
+            };
             for st in s.strikers.iter().filter(|st| st.body == k) {
                 shapes.push(ShapeRecord {
                     geometry: Geometry::Sphere { radius: st.radius },
@@ -158,6 +165,16 @@ fn shapes_file(name: &str, s: &AssemblyScene) -> ShapesFile {
             }],
         });
     }
+    for solid in s.solids.iter().filter(|solid| solid.body.is_none()) {
+        bodies.push(BodyRecord {
+            name: solid.name.clone(),
+            motion: "fixed".into(),
+            mass: 0.0,
+            center_of_mass: [0.0; 3],
+            inertia: [[0.0; 3]; 3],
+            shapes: solid.shapes.iter().map(ShapeRecord::of).collect(),
+        });
+    }
     ShapesFile {
         format_version: SHAPES_FORMAT_VERSION,
         scene: name.to_string(),
@@ -178,6 +195,26 @@ fn write_balls(out: &mut String, t: f64, balls: &[Ball]) {
             let _ = write!(out, ",{x}");
         }
         out.push_str(",0\n");
+    }
+}
+
+/// One trajectory row per fixed solid (its constant pose, at rest).
+fn write_fixed(out: &mut String, t: f64, runner: &Runner) {
+    let Runner::Solids(w) = runner else {
+        return;
+    };
+    for (i, solid) in w.solids().iter().enumerate() {
+        if solid.body.is_some() {
+            continue;
+        }
+        let pose = w.pose(i);
+        let p = pose.translation.vector;
+        let q = pose.rotation.quaternion();
+        let _ = write!(out, "{t},{}", solid.name);
+        for x in [p.x, p.y, p.z, q.w, q.i, q.j, q.k] {
+            let _ = write!(out, ",{x}");
+        }
+        out.push_str(",0,0,0,0,0,0,0\n");
     }
 }
 
@@ -238,7 +275,12 @@ pub fn run(
     std::fs::create_dir_all(&out)
         .map_err(|e| format!("cannot create output directory {}: {e}", out.display()))?;
     let shapes = shapes_file(&s.name, &s);
-    let mut runner = if s.balls.is_empty() && s.strikers.is_empty() {
+    let mut runner = if !s.solids.is_empty() {
+        Runner::Solids(Box::new(
+            s.with_solids()
+                .map_err(|e| format!("{}: {e}", path.display()))?,
+        ))
+    } else if s.balls.is_empty() && s.strikers.is_empty() {
         Runner::Alone(s.assembly.clone())
     } else {
         Runner::Balls(Box::new(
@@ -251,6 +293,7 @@ pub fn run(
     let mut csv = format!("{TRAJECTORY_HEADER}\n");
     write_frame(&mut csv, runner.assembly());
     write_balls(&mut csv, 0.0, runner.balls());
+    write_fixed(&mut csv, 0.0, &runner);
     let start = Instant::now();
     let mut error = None;
     let frames = frames as u64;
@@ -270,6 +313,7 @@ pub fn run(
         }
         write_frame(&mut csv, runner.assembly());
         write_balls(&mut csv, runner.assembly().time(), runner.balls());
+        write_fixed(&mut csv, runner.assembly().time(), &runner);
     }
     let a = runner.assembly();
     let wall = start.elapsed().as_secs_f64();
@@ -314,6 +358,12 @@ pub fn run(
         summary["balls_kinetic_energy_final"] =
             w.balls.iter().map(Ball::kinetic_energy).sum::<f64>().into();
     }
+    if let Runner::Solids(w) = &runner {
+        summary["solids"] = w.solids().len().into();
+        summary["colliding_pairs"] = w.pairs().len().into();
+        summary["contacts"] = w.hits.len().into();
+        summary["microcollisions"] = w.hits.iter().filter(|h| h.micro).count().into();
+    }
     // The requested duration (the run's readers compare it with `sim_time`).
     summary["duration"] = duration.into();
     let summary_path = out.join("summary.json");
@@ -340,6 +390,15 @@ pub fn run(
             a.constraint_work(),
             a.max_gap()
         );
+        if let Runner::Solids(w) = &runner {
+            println!(
+                "{} solids, {} colliding pairs, {} contacts answered ({} microcollisions)",
+                w.solids().len(),
+                w.pairs().len(),
+                w.hits.len(),
+                w.hits.iter().filter(|h| h.micro).count()
+            );
+        }
         if let Runner::Balls(w) = &runner {
             println!(
                 "{} balls, {} hits; balls' kinetic energy {:.6} → {:.6} J",

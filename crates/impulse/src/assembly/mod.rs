@@ -12,8 +12,9 @@
 //! (position, quaternion, momentum, angular momentum, kalra.md eq. 22–24) are integrated by
 //! fixed-step RK4 (`step`).
 //!
-//! An assembly runs on its own: it is not yet one of the world's colliders (see
-//! `docs/ARCHITECTURE.md`, "Assemblies").
+//! An assembly runs on its own integrator; its bodies may carry shapes that collide with each
+//! other, with free bodies and with fixed solids through the engine's narrow phase and
+//! collision response (`solids`; see `docs/ARCHITECTURE.md`, "Assemblies").
 
 pub mod balls;
 mod curve;
@@ -24,6 +25,7 @@ mod path;
 mod primitive;
 mod rows;
 pub mod scene;
+pub mod solids;
 mod solve;
 mod step;
 
@@ -172,6 +174,15 @@ pub enum AssemblyError {
     NotFinite { time: f64, body: String },
     /// A load's description is unusable.
     Load { load: String, message: String },
+    /// Two solids start overlapping deeper than the collision envelope.
+    Overlap { a: String, b: String, depth: f64 },
+    /// A contact between two solids could not be answered.
+    Contact {
+        time: f64,
+        a: String,
+        b: String,
+        message: String,
+    },
 }
 
 impl fmt::Display for AssemblyError {
@@ -196,6 +207,16 @@ impl fmt::Display for AssemblyError {
                 write!(f, "at t = {time}: body `{body}`'s state is not finite")
             }
             Self::Load { load, message } => write!(f, "load `{load}`: {message}"),
+            Self::Overlap { a, b, depth } => write!(
+                f,
+                "`{a}` and `{b}` start overlapping by {depth:e}, deeper than the collision envelope: move them apart"
+            ),
+            Self::Contact {
+                time,
+                a,
+                b,
+                message,
+            } => write!(f, "at t = {time}: contact of `{a}` and `{b}`: {message}"),
         }
     }
 }

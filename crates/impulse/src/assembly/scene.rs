@@ -8,12 +8,14 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path as FilePath, PathBuf};
 
+use crate::dynamics::PlacedShape;
 use crate::math::{Mat3, Quat, Vec3};
 use crate::scene::reader::{Context, Table, Value};
 use crate::scene::world_table::RunHeader;
 use crate::scene::{Diagnostic, SceneError, read_document, read_orientation};
 
 use super::balls::{AssemblyWithBalls, Ball, Striker};
+use super::solids::{AssemblyWithSolids, ContactSettings, Solid};
 use super::{
     Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Handedness, JointDesc, LoadDesc,
     LoadKind, Path, Primitive,
@@ -21,6 +23,7 @@ use super::{
 use keys::{body_ref, direction, ends, non_negative_or, positive, string, vec3, vec3_or};
 
 mod keys;
+mod solids;
 
 /// An assembly scene, built and ready to run.
 #[derive(Debug)]
@@ -46,6 +49,15 @@ pub struct AssemblyScene {
     pub restitution: f64,
     /// `contact.friction` (default 0).
     pub friction: f64,
+    /// Shapes on assembly bodies (`shape`, `shapes`) and fixed solids (`[[fixed]]`): when any
+    /// is given, the scene runs as [`AssemblyWithSolids`].
+    pub solids: Vec<Solid>,
+    /// `contact.envelope` (default 1e-3).
+    pub envelope: f64,
+    /// `contact.exclude`: pairs of solids (indices into `solids`) that do not collide.
+    pub exclude: Vec<(usize, usize)>,
+    /// `contact.include`: pairs of joined bodies' solids that collide.
+    pub include: Vec<(usize, usize)>,
 }
 
 impl AssemblyScene {
@@ -59,10 +71,25 @@ impl AssemblyScene {
             self.friction,
         )
     }
+
+    /// The assembly with its solids, for scenes that have them.
+    pub fn with_solids(&self) -> Result<AssemblyWithSolids, AssemblyError> {
+        AssemblyWithSolids::new(
+            self.assembly.clone(),
+            self.solids.clone(),
+            ContactSettings {
+                restitution: self.restitution,
+                friction: self.friction,
+                envelope: self.envelope,
+            },
+            &self.exclude,
+            &self.include,
+        )
+    }
 }
 
 const ROOT_KEYS: &[&str] = &[
-    "world", "assembly", "bodies", "joints", "loads", "balls", "strikers", "contact",
+    "world", "assembly", "bodies", "joints", "loads", "balls", "strikers", "contact", "fixed",
 ];
 const BALL_KEYS: &[&str] = &[
     "name",
@@ -94,6 +121,9 @@ const BODY_KEYS: &[&str] = &[
     "torque",
     "linear_damping",
     "angular_damping",
+    "shape",
+    "shapes",
+    "density",
 ];
 const JOINT_TYPES: &[&str] = &[
     "spherical",
@@ -179,8 +209,10 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
     let mut bodies = Vec::new();
     let mut body_spans = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
+    let mut body_shapes = Vec::new();
     for t in root.array_of_tables("bodies").unwrap_or_default() {
-        if let Some(body) = read_body(&t) {
+        if let Some((body, shapes)) = read_body(ctx, &t) {
+            body_shapes.push(shapes);
             if index.contains_key(&body.name) {
                 if let Some(v) = t.get("name") {
                     v.error(format!(
@@ -251,9 +283,66 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             striker_centers.push(center);
         }
     }
+    // Solids: each body's shapes (in body order), then the fixed ones.
+    let mut solids: Vec<Solid> = Vec::new();
+    let mut solid_spans = Vec::new();
+    for (b, shapes) in body_shapes.iter().enumerate() {
+        if !shapes.is_empty() {
+            solids.push(Solid {
+                name: bodies[b].name.clone(),
+                body: Some(b),
+                shapes: shapes.clone(),
+                pose: crate::math::Pose::identity(),
+            });
+            solid_spans.push(body_spans[b].clone());
+        }
+    }
+    for (i, t) in root
+        .array_of_tables("fixed")
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        if let Some((name, shapes, pose)) = solids::read_fixed(ctx, t, i) {
+            if index.contains_key(&name) || solids.iter().any(|s| s.name == name) {
+                t.error(format!(
+                    "a second body or solid named `{name}`; names must be unique"
+                ));
+            }
+            solids.push(Solid {
+                name,
+                body: None,
+                shapes,
+                pose,
+            });
+            solid_spans.push((t.span(), t.path().to_string()));
+        }
+    }
+    let solid_index: HashMap<String, usize> = solids
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.clone(), i))
+        .collect();
+    if !solids.is_empty()
+        && let Some(t) = root.get("balls").or_else(|| root.get("strikers"))
+    {
+        t.error("[[balls]] and [[strikers]] cannot be mixed with bodies that have shapes or [[fixed]] solids: give a ball as a body with a sphere `shape`, a striker as a sphere in its body's `shapes`");
+    }
+    let (mut exclude, mut include) = (Vec::new(), Vec::new());
+    let mut envelope = 1e-3;
     let (mut restitution, mut friction) = (0.9, 0.0);
     if let Some(c) = root.table("contact") {
-        c.reject_unknown(&["restitution", "friction"]);
+        c.reject_unknown(&["restitution", "friction", "envelope", "exclude", "include"]);
+        if let Some(e) = c.get("envelope").and_then(|v| v.positive()) {
+            envelope = e;
+        }
+        for (key, list) in [("exclude", &mut exclude), ("include", &mut include)] {
+            if let Some(v) = c.get(key)
+                && let Some(pairs) = solids::read_pairs(&v, &solid_index)
+            {
+                *list = pairs;
+            }
+        }
         if let Some(v) = c.get("restitution") {
             match v.number() {
                 Some(e) if (0.0..=1.0).contains(&e) => restitution = e,
@@ -280,6 +369,33 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
         }
         Ok(a)
     });
+    // Solids that start overlapping deeper than the envelope are reported at the second one.
+    if let Ok(assembly) = &built
+        && !solids.is_empty()
+    {
+        let world = AssemblyWithSolids::new(
+            assembly.clone(),
+            solids.clone(),
+            ContactSettings {
+                restitution,
+                friction,
+                envelope,
+            },
+            &exclude,
+            &include,
+        );
+        if let Err(e) = world {
+            let span = match &e {
+                AssemblyError::Overlap { b: name, .. } | AssemblyError::Body { body: name, .. } => {
+                    solid_index.get(name).map(|&s| solid_spans[s].clone())
+                }
+                _ => None,
+            }
+            .unwrap_or((root.span(), String::new()));
+            ctx.error(&span.0, &span.1, e.to_string());
+            return None;
+        }
+    }
     match built {
         Ok(assembly) => Some(AssemblyScene {
             name,
@@ -292,6 +408,10 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             strikers,
             restitution,
             friction,
+            solids,
+            envelope,
+            exclude,
+            include,
         }),
         Err(e) => {
             let (span, key) = match &e {
@@ -338,16 +458,29 @@ fn read_each<T>(
     (items, spans)
 }
 
-fn read_body(t: &Table) -> Option<AssemblyBodyDesc> {
+fn read_body(ctx: &Context, t: &Table) -> Option<(AssemblyBodyDesc, Vec<PlacedShape>)> {
     t.reject_unknown(BODY_KEYS);
     let name = string(t, "name", "a string");
-    let mass = positive(t, "mass", "a positive mass");
-    let inertia = t
-        .required(
-            "inertia",
-            "principal moments [Ixx, Iyy, Izz] or a 3×3 tensor about the centre of mass",
-        )
-        .and_then(|v| read_inertia(&v));
+    let shapes = solids::read_shapes(ctx, t)?;
+    // Without `inertia`, a body with shapes takes its mass properties from them.
+    let from_shapes =
+        (!shapes.is_empty() && !t.has("inertia")).then(|| solids::shape_mass(t, &shapes));
+    let (mass, inertia) = match from_shapes {
+        Some(m) => (m.map(|m| m.0), m.map(|m| m.1)),
+        None => {
+            if let Some(v) = t.get("density") {
+                v.error("`density` goes with shapes whose mass properties are computed (no `inertia`); give `mass`");
+            }
+            let mass = positive(t, "mass", "a positive mass");
+            let inertia = t
+                .required(
+                    "inertia",
+                    "principal moments [Ixx, Iyy, Izz] or a 3×3 tensor about the centre of mass (or a `shape` to compute them from)",
+                )
+                .and_then(|v| read_inertia(&v));
+            (mass, inertia)
+        }
+    };
     let position = vec3(t, "position", "the centre of mass [x, y, z]");
     let vec = |key: &str| vec3_or(t, key, Vec3::zeros());
     let orientation = match t.get("orientation") {
@@ -355,7 +488,7 @@ fn read_body(t: &Table) -> Option<AssemblyBodyDesc> {
         None => Some(Quat::identity()),
     };
     let damping = |key: &str| non_negative_or(t, key, 0.0);
-    Some(AssemblyBodyDesc {
+    let desc = AssemblyBodyDesc {
         name: name?,
         mass: mass?,
         inertia: inertia?,
@@ -367,7 +500,8 @@ fn read_body(t: &Table) -> Option<AssemblyBodyDesc> {
         torque: vec("torque")?,
         linear_damping: damping("linear_damping")?,
         angular_damping: damping("angular_damping")?,
-    })
+    };
+    Some((desc, shapes))
 }
 
 fn read_inertia(v: &Value) -> Option<Mat3> {

@@ -28,6 +28,7 @@ use reader::{Context, Table};
 mod units;
 pub use reader::{Diagnostic, Severity};
 pub use run_options::{MAX_FRAMES, RunOptions};
+pub(crate) use shapes::read_shape_table;
 pub use units::Units;
 pub(crate) use values::read_orientation;
 use world_table::{RunHeader, WORLD_KEYS, read_settings};

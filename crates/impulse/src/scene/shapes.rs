@@ -246,3 +246,12 @@ fn positive_vec3(value: &Value<'_, '_>) -> Option<Vec3> {
         None
     }
 }
+
+/// A shape table read as an ordinary body's `shape` (or an item of its `shapes`), for the
+/// assembly scene reader: the same keys, checks and mesh paths (relative to the scene file).
+pub(crate) fn read_shape_table<'c, 's>(
+    ctx: &'c super::reader::Context<'s>,
+    value: &Value<'c, 's>,
+) -> Option<PlacedShape> {
+    SceneReader::new(ctx).read_placed_shape(value)
+}
