@@ -413,20 +413,19 @@ fn a_spinning_box_stops_when_coulomb_says() {
 }
 
 #[test]
-fn a_sliding_spinning_box_needs_no_restart_at_each_turn_of_its_slip() {
+fn a_sliding_spinning_box_slows_as_coulomb_says() {
     // A thin box (0.2 m square, 2 mm high, so friction barely shifts its corners' loads)
     // launched at 0.5 m/s and 1 rad/s with μ = 0.3: its corners' slips turn as it slows and
     // spins. Against the planar sliding of a plate with a quarter of the weight on each corner
     // (`sliding_plate`, RK4 at 1e-5 s), at 0.1 s (before it stops, at about 0.17 s): velocity
     // within 1e-3 m/s, spin within 1e-2 rad/s, position within 1e-4 m.
     //
-    // Regression (issue 35, the part feeder under the constraint model): a sliding contact's
-    // friction used to oppose the slip direction of the step's start; the direction was
-    // renewed after each step without renewing the integrator's first stage, and the flight
-    // restarted after every 1e-3 rad of turn. The stale stage made the error control shrink
-    // the steps wherever a slip turned slower than that per step: this launch took 9937 group
-    // steps to 0.5 s (now 280), and two caps sliding on each other in the part feeder crawled
-    // at 1e-7 s a step. Friction now opposes the slip of the instant (Baraff ch. 9).
+    // The cost (not asserted): a sliding contact's friction opposes the slip direction of the
+    // step's start, renewed after each step without renewing the integrator's first stage; the
+    // stale stage makes the error control shrink the steps wherever a slip turns by less than
+    // the 1e-3 rad restart threshold per step: this launch takes about 9 900 group steps to
+    // 0.5 s (280 with friction against the slip of the instant, which is not landed: it made
+    // the part sorter crawl; docs/sources.md, "A slip that turns").
     let mut world = sliding_box(0.2, 0.002, 0.3, 0.5, 1.0);
     let id = world.body_id("box").expect("the box");
     world.advance_to(0.1).expect("runs");
@@ -467,5 +466,4 @@ fn a_sliding_spinning_box_needs_no_restart_at_each_turn_of_its_slip() {
         "group steps to 0.5 s: {steps}; at 0.1 s {:?} ω {} against {reference:?}",
         s.velocity, s.angular_velocity.z
     );
-    assert!(steps < 2_000, "{steps} group steps");
 }

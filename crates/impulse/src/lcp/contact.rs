@@ -149,6 +149,10 @@ pub struct ContactPoint {
     /// The first axis of a sticking contact's friction box, when the caller has one that turns
     /// smoothly with the bodies. `None`: along the free tangential acceleration.
     pub tangent: Option<Vec3>,
+    /// The direction a sliding contact's dynamic friction opposes, when the caller holds it
+    /// over an integration step (so that the force is smooth in the state even where the slip
+    /// passes through zero). `None`: the slip at this instant.
+    pub slip_direction: Option<Vec3>,
 }
 
 impl ContactPoint {
@@ -167,6 +171,7 @@ impl ContactPoint {
             slip_damping: 0.0,
             sliding: None,
             tangent: None,
+            slip_direction: None,
         }
     }
 
@@ -389,7 +394,13 @@ impl ContactSystem {
                 .tangent
                 .map(|t| t - normal * normal.dot(&t))
                 .filter(|t| t.norm() > 1e-6);
-            let tx = if slides && slip.norm() > 0.0 {
+            let held_slip = c
+                .slip_direction
+                .map(|t| t - normal * normal.dot(&t))
+                .filter(|t| t.norm() > 1e-6);
+            let tx = if let (true, Some(t)) = (slides, held_slip) {
+                t.normalize()
+            } else if slides && slip.norm() > 0.0 {
                 slip.normalize()
             } else if let Some(t) = given {
                 t.normalize()

@@ -62,9 +62,8 @@ pub(crate) struct HeldContact {
     /// Whether the contact slides (dynamic friction) or sticks (static friction): part of the
     /// group's state, changed only between integration steps (see `ContactGroup::update_modes`).
     pub(crate) sliding: bool,
-    /// While it slides: the direction of its slip at the start of the current step (zero when
-    /// it sticks). Its dynamic friction opposes the slip at each instant; a slip at the step's
-    /// end against this direction passed through zero within the step.
+    /// While it slides: the direction of its slip at the start of the current step, which its
+    /// dynamic friction opposes through the step (zero when it sticks).
     pub(crate) slip_direction: Vec3,
     /// The spring–damper under the penalty model.
     pub(crate) spring: super::penalty::Spring,

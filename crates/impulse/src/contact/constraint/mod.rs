@@ -695,10 +695,10 @@ const LOCATE_HALVINGS: usize = 12;
 /// slides. The band between the two keeps a contact at the threshold from switching at every
 /// step. Returns whether any contact changed.
 ///
-/// A sliding contact's dynamic friction opposes its slip at each evaluation (Baraff ch. 9: the
-/// force law is smooth in the state while the slip is not zero), so a slip that turns is no
-/// change of mode. Each step's start direction is kept: a slip that reversed against it within
-/// the step passed through zero, and the contact sticks.
+/// A sliding contact's friction opposes the slip direction it started the step with; the
+/// direction is renewed after every step, and a turn of more than [`SLIP_TURN`] is a change of
+/// mode too (the flight restarts). A slip that reversed within the step passed through zero:
+/// the contact sticks.
 fn update_modes(contacts: &mut [HeldContact], motions: &[Motion], sliding_speed: f64) -> bool {
     let mut changed = false;
     for c in contacts {
@@ -714,15 +714,20 @@ fn update_modes(contacts: &mut [HeldContact], motions: &[Motion], sliding_speed:
         } else {
             Vec3::zeros()
         };
-        changed |= sliding != c.sliding;
+        changed |= sliding != c.sliding
+            || (sliding && (direction - c.slip_direction).norm() > SLIP_TURN);
         c.sliding = sliding;
         c.slip_direction = direction;
     }
     changed
 }
 
-/// Whether a sliding contact's slip reversed against the direction it had at the step's start:
-/// it passed through zero within the step.
+/// How far (in radians, near enough) a sliding contact's slip may turn in a step before the
+/// flight restarts with the new direction.
+const SLIP_TURN: f64 = 1e-3;
+
+/// Whether a sliding contact's slip reversed against the direction its friction held over the
+/// step: it passed through zero within the step.
 fn slip_reversed(contacts: &[HeldContact], motions: &[Motion]) -> bool {
     contacts.iter().any(|c| {
         c.sliding

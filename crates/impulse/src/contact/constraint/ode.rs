@@ -68,6 +68,7 @@ impl GroupOde<'_> {
                 point.slip_damping = SLIP_RATE;
                 point.sliding = Some(c.sliding);
                 point.tangent = Some(k.tangent);
+                point.slip_direction = c.sliding.then_some(c.slip_direction);
                 point
             })
             .collect();

@@ -53,6 +53,7 @@ pub(super) fn time_step(
                 point.bias = 0.0;
                 point.slip_damping = 0.0;
                 point.sliding = None;
+                point.slip_direction = None;
                 point
             })
         })
