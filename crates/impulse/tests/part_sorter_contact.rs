@@ -17,27 +17,12 @@
 
 mod common;
 
-use common::scenes::{parse, shipped};
+use common::scenes::{parse, shipped_under};
 use impulse::World;
 
 /// A world from scene text (`scene.toml` for its messages).
 fn world_of(text: &str) -> World {
     match parse(std::path::Path::new("scene.toml"), text) {
-        Ok(scene) => scene.world,
-        Err(errors) => panic!("{errors:?}"),
-    }
-}
-
-/// The shipped part sorter with `contact_model` set to `model`.
-fn part_sorter(model: &str) -> World {
-    let path = shipped("hybrid/part_sorter.toml");
-    let text = std::fs::read_to_string(&path).expect("the shipped scene");
-    let text = text.replacen(
-        "[world]\n",
-        &format!("[world]\ncontact_model = \"{model}\"\n"),
-        1,
-    );
-    match parse(&path, &text) {
         Ok(scene) => scene.world,
         Err(errors) => panic!("{errors:?}"),
     }
@@ -190,7 +175,7 @@ const PARTS: [&str; 6] = [
 /// dynamic body and link at `microcollision_max_restitution` × √(2 g ε) = 22.1 cm/s, 356 g in
 /// all: 8.73e5 erg, 2.7 % of the start's 3.19e7). Returns each part's bin.
 fn sorted(model: &str) -> Vec<Option<char>> {
-    let mut world = part_sorter(model);
+    let mut world = shipped_under("hybrid/part_sorter.toml", model);
     let start = world.energy().total();
     let allowance = 10.0 * 0.5 * 356.0 * (5.0f64 * (2.0 * 981.0 * 0.01f64).sqrt()).powi(2);
     let mut highest = start;
@@ -264,7 +249,7 @@ fn the_part_sorter_runs_to_its_end_under_penalty_contact() {
     // contact is let go once it sinks past the envelope, found at the end of the integration
     // step that crosses it, so up to 1.1 ε (measured 1.022 ε; see docs/sources.md for a held
     // edge whose reading goes to 1.8 ε later in the run).
-    let mut world = part_sorter("penalty");
+    let mut world = shipped_under("hybrid/part_sorter.toml", "penalty");
     let start = world.energy().total();
     let allowance = 10.0 * 0.5 * 356.0 * (5.0f64 * (2.0 * 981.0 * 0.01f64).sqrt()).powi(2);
     let mut highest = start;

@@ -10,24 +10,9 @@
 
 mod common;
 
-use common::scenes::{parse, shipped};
+use common::scenes::shipped_under;
 use impulse::World;
 use impulse::math::Vec3;
-
-/// The shipped scene `relative` with `contact_model` set to `model`.
-fn under(relative: &str, model: &str) -> World {
-    let path = shipped(relative);
-    let text = std::fs::read_to_string(&path).expect("the shipped scene");
-    let text = text.replacen(
-        "[world]\n",
-        &format!("[world]\ncontact_model = \"{model}\"\n"),
-        1,
-    );
-    match parse(&path, &text) {
-        Ok(scene) => scene.world,
-        Err(errors) => panic!("{errors:?}"),
-    }
-}
 
 /// Kinetic plus gravitational energy of the bodies and multibodies.
 fn total_energy(world: &World) -> f64 {
@@ -100,7 +85,7 @@ fn chain_of_balls_under_penalty_no_longer_stops_at_0_02_s_on_a_degenerate_collis
     // scenes/impulse/chain_of_balls.toml: four 67 g steel balls of radius 1.27 cm in a row on
     // the table, 0.8 ε apart; the striker rolls at 50 cm/s from x = −10 and reaches ball 1 at
     // t = (10 − 2.548 − 0.01) / 50 ≈ 0.149 s.
-    let mut world = under("impulse/chain_of_balls.toml", "penalty");
+    let mut world = shipped_under("impulse/chain_of_balls.toml", "penalty");
     let start = total_energy(&world);
     let balls = [
         ("ball 1", Vec3::new(0.0, 0.0, 1.275)),
@@ -125,7 +110,7 @@ fn chain_of_balls_under_penalty_no_longer_stops_at_0_02_s_on_a_degenerate_collis
     // friction is the only horizontal force, so each model loses x-momentum and angular
     // momentum to it alike; measured after 0.3 s: penalty (3232.6, 5747.3), constraint
     // (3232.7, 5748.1) g·cm/s and g·cm²/s, from (3346.3, 5949.4) before the strike.
-    let mut rigid = under("impulse/chain_of_balls.toml", "constraint");
+    let mut rigid = shipped_under("impulse/chain_of_balls.toml", "constraint");
     world.advance_to(0.3).expect("penalty: through the strike");
     rigid
         .advance_to(0.3)
@@ -161,7 +146,7 @@ fn chain_of_balls_under_penalty_no_longer_stops_at_0_02_s_on_a_degenerate_collis
 fn pool_break_under_penalty_no_longer_stops_at_0_02_s_and_the_cue_ball_slides_by_coulomb() {
     // scenes/impulse/pool_break.toml: fifteen 170 g balls of radius 2.8575 cm racked 0.8 ε
     // apart; the cue ball slides without spin at 700 cm/s on cloth (μ = 0.2).
-    let mut world = under("impulse/pool_break.toml", "penalty");
+    let mut world = shipped_under("impulse/pool_break.toml", "penalty");
     let start = total_energy(&world);
     let rack: Vec<(String, Vec3)> = (1..=15)
         .map(|k| {
@@ -218,7 +203,7 @@ fn block_drop_under_penalty_runs_its_0_8_s_and_settles_at_its_springs_sag() {
     // scenes/impulse/block_drop.toml (listed in docs/sources.md as stopping at 0.23 s under
     // the penalty model; it runs on 27307d5): a 10 × 10 × 5 cm block (350 g) and an 8 × 8 × 4
     // block (179 g) on it, dropped; wood, e = 0.5.
-    let mut world = under("impulse/block_drop.toml", "penalty");
+    let mut world = shipped_under("impulse/block_drop.toml", "penalty");
     let start = total_energy(&world);
     for k in 1..=80 {
         world.advance_to(0.01 * k as f64).expect("runs its 0.8 s");
@@ -272,7 +257,7 @@ fn hybrid_triple_pendulum_under_penalty_runs_past_0_92_s_without_gaining_energy(
     // about a dish. Nothing adds energy: the springs are passive, the collision solves add
     // none (Baraff §9.4) and the joints are ideal. Checked every 10 ms to 1.2 s (the full
     // 6 s runs in 45 s of release build: `impulse run`, docs/sources.md).
-    let mut world = under("hybrid/triple_pendulum.toml", "penalty");
+    let mut world = shipped_under("hybrid/triple_pendulum.toml", "penalty");
     let start = total_energy(&world);
     for k in 1..=120 {
         world.advance_to(0.01 * k as f64).expect("runs past 0.92 s");

@@ -14,6 +14,22 @@ pub fn shipped(relative: &str) -> PathBuf {
         .join(relative)
 }
 
+/// The shipped scene `relative` with `world.contact_model` set to `model` (the same bodies
+/// under another contact paradigm).
+pub fn shipped_under(relative: &str, model: &str) -> World {
+    let path = shipped(relative);
+    let text = std::fs::read_to_string(&path).expect("the shipped scene");
+    let text = text.replacen(
+        "[world]\n",
+        &format!("[world]\ncontact_model = \"{model}\"\n"),
+        1,
+    );
+    match parse(&path, &text) {
+        Ok(scene) => scene.world,
+        Err(errors) => panic!("{errors:?}"),
+    }
+}
+
 /// Loads a scene file, panicking with its path and its errors.
 pub fn load(path: &Path) -> Scene {
     scene::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
