@@ -25,7 +25,10 @@ use crate::response::{Microcollisions, ResponseKind, RestitutionLaw, respond};
 use super::{Assembly, AssemblyError, step};
 
 mod broad;
+mod sleep;
 mod together;
+
+pub use sleep::SolidsSleep;
 
 /// Sweeps over the contacts at one instant before the responses turn plainly inelastic (which
 /// always converge); the world's cascades do the same (`docs/sources.md`, "Cascades").
@@ -140,6 +143,10 @@ pub struct AssemblyWithSolids {
     narrow_queries: u64,
     /// Partial RK4 steps taken to locate contacts so far.
     trials: u64,
+    /// When free bodies fall asleep (`solids::sleep`).
+    pub sleep: SolidsSleep,
+    /// Each body's sleep.
+    sleepers: Vec<sleep::BodySleep>,
 }
 
 impl AssemblyWithSolids {
@@ -243,7 +250,10 @@ impl AssemblyWithSolids {
             pair_index: Vec::new(),
             narrow_queries: 0,
             trials: 0,
+            sleep: SolidsSleep::default(),
+            sleepers: Vec::new(),
         };
+        world.sleepers = world.initial_sleep();
         let count = world.solids.len();
         world.pair_index = vec![usize::MAX; count * count];
         for (p, &(i, k)) in world.pairs.iter().enumerate() {
@@ -366,7 +376,9 @@ impl AssemblyWithSolids {
             }
         }
         self.assembly.steps = steps + 1;
-        self.respond()
+        self.respond()?;
+        self.update_sleep();
+        Ok(())
     }
 
     /// [`Self::trial`], counted.
@@ -413,6 +425,11 @@ impl AssemblyWithSolids {
         // its approach over the whole step can close (what the test below would find).
         let near = self.candidates(saved, Some(&end_state), end - t0, target);
         for p in 0..self.pairs.len() {
+            // A pair of sleepers and fixed solids moves nowhere (its level is kept for when
+            // it wakes).
+            if self.dormant(p) {
+                continue;
+            }
             if !near[p] {
                 self.levels[p] = target;
                 continue;
@@ -540,9 +557,14 @@ impl AssemblyWithSolids {
     /// fixed order (`Sequential`) — sweeping until none does (Mirtich's cascade at one
     /// instant); after `ELASTIC_SWEEPS` sweeps the responses are plainly inelastic.
     fn respond(&mut self) -> Result<(), AssemblyError> {
+        // A sleeper something touches wakes first (`solids::sleep`).
+        self.wake_touched()?;
         // Impulses move nothing: the pairs the broad phase leaves out (beyond the envelope)
-        // stay out over the sweeps.
-        let near = self.candidates(&self.assembly, None, 0.0, self.settings.envelope);
+        // stay out over the sweeps, and so do pairs with nothing awake.
+        let mut near = self.candidates(&self.assembly, None, 0.0, self.settings.envelope);
+        for (p, flag) in near.iter_mut().enumerate() {
+            *flag &= !self.dormant(p);
+        }
         for sweep in 0..MAX_SWEEPS {
             let inelastic = sweep >= ELASTIC_SWEEPS;
             let mut any = false;
