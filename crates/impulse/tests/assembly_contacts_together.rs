@@ -169,9 +169,9 @@ fn a_hinged_bar_strikes_two_balls_at_once_as_the_closed_form_says() {
         );
         if e == 1.0 {
             // The bodies separate at once (nothing follows the strike in the step).
-            for k in 0..2 {
+            for (k, arm) in arms.iter().enumerate() {
                 let v = sim.assembly.bodies()[k + 1].velocity().norm();
-                let expected = 2.0 * w1 * arms[k];
+                let expected = 2.0 * w1 * arm;
                 assert!(
                     (v - expected).abs() < 1e-7 * expected,
                     "ball {k}: {v} vs {expected}"

@@ -424,13 +424,13 @@ impl AssemblyWithSolids {
         // The broad phase: a pair it leaves out is apart beyond ε/2 at the start by more than
         // its approach over the whole step can close (what the test below would find).
         let near = self.candidates(saved, Some(&end_state), end - t0, target);
-        for p in 0..self.pairs.len() {
+        for (p, &close) in near.iter().enumerate() {
             // A pair of sleepers and fixed solids moves nowhere (its level is kept for when
             // it wakes).
             if self.dormant(p) {
                 continue;
             }
-            if !near[p] {
+            if !close {
                 self.levels[p] = target;
                 continue;
             }
@@ -571,8 +571,8 @@ impl AssemblyWithSolids {
             match self.solver {
                 ContactSolver::Simultaneous => any |= self.respond_together(&near, inelastic)?,
                 ContactSolver::Sequential => {
-                    for p in 0..self.pairs.len() {
-                        if near[p] {
+                    for (p, &close) in near.iter().enumerate() {
+                        if close {
                             any |= self.respond_pair(p, inelastic)?;
                         }
                     }

@@ -201,8 +201,8 @@ impl AssemblyWithSolids {
         }
         let near = self.candidates(&self.assembly, None, 0.0, self.settings.envelope);
         let mut islands = Vec::new();
-        for p in 0..self.pairs.len() {
-            if !near[p] {
+        for (p, &close) in near.iter().enumerate() {
+            if !close {
                 continue;
             }
             let (i, k) = self.pairs[p];
