@@ -129,3 +129,18 @@ fn a_sleeping_crate_wakes_when_a_ball_reaches_it() {
         0.5 - p
     );
 }
+
+/// A sleep time that is not positive is refused by name when the run starts.
+#[test]
+fn a_bad_sleep_time_is_refused() {
+    for bad in [0.0, -1.0, f64::NAN] {
+        let mut sim = crate_and_ball(None, 0.5);
+        sim.sleep.time = bad;
+        let err = sim.advance_to(0.1).unwrap_err().to_string();
+        assert!(err.contains("the sleep time must be positive"), "{err}");
+    }
+    let mut off = crate_and_ball(None, 0.5);
+    off.sleep.enabled = false;
+    off.sleep.time = f64::NAN;
+    off.advance_to(0.1).unwrap();
+}

@@ -346,6 +346,13 @@ impl AssemblyWithSolids {
     /// Steps on the assembly's grid to the last grid time at or before `t`, locating and
     /// answering the contacts inside each step.
     pub fn advance_to(&mut self, t: f64) -> Result<(), AssemblyError> {
+        let sleep_time = self.sleep.time;
+        if self.sleep.enabled && !(sleep_time.is_finite() && sleep_time > 0.0) {
+            return Err(AssemblyError::Body {
+                body: String::new(),
+                message: format!("the sleep time must be positive, found {sleep_time}"),
+            });
+        }
         let h = self.assembly.settings().step;
         loop {
             let next = (self.assembly.steps() + 1) as f64 * h;
