@@ -218,9 +218,11 @@ fn write_fixed(out: &mut String, t: f64, runner: &Runner) {
     }
 }
 
-/// One trajectory row per body, in the ordinary `trajectory.csv` columns.
-fn write_frame(out: &mut String, a: &Assembly) {
-    for b in a.bodies() {
+/// One trajectory row per body, in the ordinary `trajectory.csv` columns (`asleep` 1 for a
+/// free body asleep among solids).
+fn write_frame(out: &mut String, runner: &Runner) {
+    let a = runner.assembly();
+    for (i, b) in a.bodies().iter().enumerate() {
         let pose = b.pose();
         let p = pose.translation.vector;
         let q = pose.rotation.quaternion();
@@ -231,7 +233,8 @@ fn write_frame(out: &mut String, a: &Assembly) {
         ] {
             let _ = write!(out, ",{x}");
         }
-        out.push_str(",0\n");
+        let asleep = matches!(runner, Runner::Solids(w) if w.is_asleep(i));
+        out.push_str(if asleep { ",1\n" } else { ",0\n" });
     }
 }
 
@@ -291,7 +294,7 @@ pub fn run(
     let e0 = runner.assembly().energy();
     let balls_e0: f64 = runner.balls().iter().map(Ball::kinetic_energy).sum();
     let mut csv = format!("{TRAJECTORY_HEADER}\n");
-    write_frame(&mut csv, runner.assembly());
+    write_frame(&mut csv, &runner);
     write_balls(&mut csv, 0.0, runner.balls());
     write_fixed(&mut csv, 0.0, &runner);
     let start = Instant::now();
@@ -311,7 +314,7 @@ pub fn run(
             error = Some(e);
             break;
         }
-        write_frame(&mut csv, runner.assembly());
+        write_frame(&mut csv, &runner);
         write_balls(&mut csv, runner.assembly().time(), runner.balls());
         write_fixed(&mut csv, runner.assembly().time(), &runner);
     }

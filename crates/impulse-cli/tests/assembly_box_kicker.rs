@@ -9,7 +9,8 @@ use common::*;
 /// `impulse run` on the box kicker writes the fixed floor's rows after the bodies', a
 /// `shapes.json` with the bodies' own shapes (a cylinder for the wheel, a capsule for the rod,
 /// boxes) and the floor's half-space, and a summary that counts the solids, pairs and
-/// contacts; the first crate is kicked along +x by 1.2 s; `impulse view` and `impulse render`
+/// contacts; the first crate is kicked along +x by 1.2 s, the log (untouched) sleeps;
+/// `impulse view` and `impulse render`
 /// read the run; the run is deterministic (same bytes twice).
 #[test]
 fn box_kicker_runs_kicks_a_crate_and_can_be_viewed() {
@@ -34,6 +35,14 @@ fn box_kicker_runs_kicks_a_crate_and_can_be_viewed() {
             .unwrap();
         let x: f64 = crate1.split(',').nth(2).unwrap().parse().unwrap();
         assert!(x > 0.51, "crate1 should be kicked along +x from 0.49: {x}");
+        // The log lies still from the start and nothing reaches it: asleep by 1.2 s (sleep
+        // time 0.5 s), the trajectory's last column.
+        let log = csv
+            .lines()
+            .rev()
+            .find(|l| l.split(',').nth(1) == Some("log"))
+            .unwrap();
+        assert_eq!(log.split(',').next_back(), Some("1"), "{log}");
         trajectories.push(csv);
         if k == 0 {
             let shapes = std::fs::read_to_string(out.join("shapes.json")).unwrap();

@@ -167,6 +167,11 @@ struct Stroke {
 }
 
 impl Load {
+    /// The bodies the load acts between (`None`: the world).
+    pub(crate) fn bodies(&self) -> (usize, Option<usize>) {
+        (self.a, self.b)
+    }
+
     fn stroke(&self, sides: &[Side], poses: &[Pose]) -> Option<Stroke> {
         let Compiled::Piston {
             p_a,

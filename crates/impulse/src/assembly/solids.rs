@@ -10,7 +10,8 @@
 //! are (`step::advance`): after a step, every pair apart at its start is advanced
 //! conservatively (Mirtich §2.4) — it cannot come nearer than half the target distance before
 //! the next sample, its approach bounded by the step's largest point speeds — and the first
-//! time its distance falls to half the collision envelope is bisected to 1e-7 of the step;
+//! time its distance falls to half the collision envelope is located to 1e-7 of the step
+//! (regula falsi, Illinois);
 //! the step is taken again up to the earliest such time, the contacts within the envelope that
 //! approach are answered there, and the rest of the step follows. Bodies joined by a joint do
 //! not collide with each other unless a pair is included (`AssemblyWithSolids::new`).
@@ -22,6 +23,12 @@ use crate::math::{Mat3, Point, Pose, Vec3, orthonormal_basis};
 use crate::response::{Microcollisions, ResponseKind, RestitutionLaw, respond};
 
 use super::{Assembly, AssemblyError, step};
+
+mod broad;
+mod sleep;
+mod together;
+
+pub use sleep::SolidsSleep;
 
 /// Sweeps over the contacts at one instant before the responses turn plainly inelastic (which
 /// always converge); the world's cascades do the same (`docs/sources.md`, "Cascades").
@@ -75,6 +82,19 @@ impl Default for ContactSettings {
     }
 }
 
+/// How the contacts of one instant are answered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContactSolver {
+    /// Every contact touching a connected set of bodies (through joints or contacts) in one
+    /// solve of all their impulses (compression with pyramid friction, Poisson restitution,
+    /// microcollision rebound; `solids::together`); a lone contact pairwise.
+    #[default]
+    Simultaneous,
+    /// Each contact alone, pair by pair in a fixed order, sweeping until none approaches
+    /// (Mirtich's pairwise cascade).
+    Sequential,
+}
+
 /// One contact answered.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SolidHit {
@@ -109,8 +129,24 @@ pub struct AssemblyWithSolids {
     levels: Vec<f64>,
     stats: NarrowStats,
     settings: ContactSettings,
-    /// Every contact answered so far.
+    /// Every contact answered so far (a simultaneous solve records one hit per contact with
+    /// its total impulse).
     pub hits: Vec<SolidHit>,
+    /// How the contacts of one instant are answered.
+    pub solver: ContactSolver,
+    /// Whether pairs go through the broad phase (`solids::broad`: sweep and prune) before the
+    /// narrow phase; off, every pair is queried every time (the same results, slower).
+    pub broad_phase: bool,
+    /// Each pair's index by its solids (`i * solids + k`, i < k; `usize::MAX`: no pair).
+    pair_index: Vec<usize>,
+    /// Narrow-phase queries made so far.
+    narrow_queries: u64,
+    /// Partial RK4 steps taken to locate contacts so far.
+    trials: u64,
+    /// When free bodies fall asleep (`solids::sleep`).
+    pub sleep: SolidsSleep,
+    /// Each body's sleep.
+    sleepers: Vec<sleep::BodySleep>,
 }
 
 impl AssemblyWithSolids {
@@ -209,7 +245,20 @@ impl AssemblyWithSolids {
             stats: NarrowStats::default(),
             settings,
             hits: Vec::new(),
+            solver: ContactSolver::default(),
+            broad_phase: true,
+            pair_index: Vec::new(),
+            narrow_queries: 0,
+            trials: 0,
+            sleep: SolidsSleep::default(),
+            sleepers: Vec::new(),
         };
+        world.sleepers = world.initial_sleep();
+        let count = world.solids.len();
+        world.pair_index = vec![usize::MAX; count * count];
+        for (p, &(i, k)) in world.pairs.iter().enumerate() {
+            world.pair_index[i * count + k] = p;
+        }
         for p in 0..world.pairs.len() {
             let asm = world.assembly.clone();
             let Some(c) = world.closest(&asm, p) else {
@@ -270,7 +319,18 @@ impl AssemblyWithSolids {
             .fold(f64::INFINITY, f64::min)
     }
 
+    /// Narrow-phase queries made so far (the broad phase spares the rest).
+    pub fn narrow_queries(&self) -> u64 {
+        self.narrow_queries
+    }
+
+    /// Partial RK4 steps of the whole assembly taken so far to locate contacts.
+    pub fn trial_steps(&self) -> u64 {
+        self.trials
+    }
+
     fn closest(&mut self, asm: &Assembly, p: usize) -> Option<crate::collision::Closest> {
+        self.narrow_queries += 1;
         let (i, k) = self.pairs[p];
         let (pi, pk) = (self.pose_in(asm, i), self.pose_in(asm, k));
         closest(
@@ -286,6 +346,13 @@ impl AssemblyWithSolids {
     /// Steps on the assembly's grid to the last grid time at or before `t`, locating and
     /// answering the contacts inside each step.
     pub fn advance_to(&mut self, t: f64) -> Result<(), AssemblyError> {
+        let sleep_time = self.sleep.time;
+        if self.sleep.enabled && !(sleep_time.is_finite() && sleep_time > 0.0) {
+            return Err(AssemblyError::Body {
+                body: String::new(),
+                message: format!("the sleep time must be positive, found {sleep_time}"),
+            });
+        }
         let h = self.assembly.settings().step;
         loop {
             let next = (self.assembly.steps() + 1) as f64 * h;
@@ -316,7 +383,15 @@ impl AssemblyWithSolids {
             }
         }
         self.assembly.steps = steps + 1;
-        self.respond()
+        self.respond()?;
+        self.update_sleep();
+        Ok(())
+    }
+
+    /// [`Self::trial`], counted.
+    fn trial_state(&mut self, from: &Assembly, t: f64) -> Result<Assembly, AssemblyError> {
+        self.trials += 1;
+        Self::trial(from, t)
     }
 
     /// The state `from` advanced to time `t` (a partial step).
@@ -346,14 +421,26 @@ impl AssemblyWithSolids {
     /// The earliest time in the step from `saved` to `end` (whose end state is the current
     /// assembly) at which a pair comes to its level: ε/2 for a pair apart beyond it at the
     /// start (found by conservative advancement, so that no pair passes through another), or
-    /// for a pair that started nearer and is above its level now, that level (by bisection when
+    /// for a pair that started nearer and is above its level now, that level (located when
     /// the step ends below it).
     fn first_contact(&mut self, saved: &Assembly, end: f64) -> Result<Option<f64>, AssemblyError> {
         let target = 0.5 * self.settings.envelope;
         let t0 = saved.time;
         let end_state = self.assembly.clone();
         let mut first: Option<f64> = None;
-        for p in 0..self.pairs.len() {
+        // The broad phase: a pair it leaves out is apart beyond ε/2 at the start by more than
+        // its approach over the whole step can close (what the test below would find).
+        let near = self.candidates(saved, Some(&end_state), end - t0, target);
+        for (p, &close) in near.iter().enumerate() {
+            // A pair of sleepers and fixed solids moves nowhere (its level is kept for when
+            // it wakes).
+            if self.dormant(p) {
+                continue;
+            }
+            if !close {
+                self.levels[p] = target;
+                continue;
+            }
             let Some(d0) = self.closest(saved, p).map(|c| c.distance) else {
                 continue;
             };
@@ -382,13 +469,13 @@ impl AssemblyWithSolids {
                     let state = if after == end {
                         end_state.clone()
                     } else {
-                        Self::trial(saved, after)?
+                        self.trial_state(saved, after)?
                     };
                     let Some(da) = self.closest(&state, p).map(|c| c.distance) else {
                         break;
                     };
                     if da <= target {
-                        found = Some(self.bisect(saved, p, before, after, target)?);
+                        found = Some(self.locate(saved, p, (before, d), (after, da), target)?);
                         break;
                     }
                     (before, d) = (after, da);
@@ -399,11 +486,11 @@ impl AssemblyWithSolids {
                 let state = if limit == end {
                     end_state.clone()
                 } else {
-                    Self::trial(saved, limit)?
+                    self.trial_state(saved, limit)?
                 };
                 match self.closest(&state, p) {
                     Some(c) if c.distance <= level => {
-                        Some(self.bisect(saved, p, t0, limit, level)?)
+                        Some(self.locate(saved, p, (t0, d0), (limit, c.distance), level)?)
                     }
                     _ => None,
                 }
@@ -418,35 +505,85 @@ impl AssemblyWithSolids {
     }
 
     /// A time in `(a, b]` at which pair `p`'s distance is at most `target`, within 1e-7 of
-    /// the step, given that it is above it at `a` and not at `b`.
-    fn bisect(
+    /// the step of the latest time at which it is above it, given the distances at `a`
+    /// (above) and `b` (not): the bracket is narrowed by the Illinois variant of regula
+    /// falsi (a secant through the bracket's ends, the end kept twice running weighted by ½)
+    /// rather than by halving, each trial point kept at least a quarter of the tolerance
+    /// inside the bracket, so that a secant landing next to one end ends the search with the
+    /// next trial. Each trial is a partial RK4 step of the whole assembly: halving took
+    /// ~23 of them per contact, this ~5 (`docs/sources.md`, "Assemblies in one world").
+    fn locate(
         &mut self,
         saved: &Assembly,
         p: usize,
-        mut a: f64,
-        mut b: f64,
+        (mut a, da): (f64, f64),
+        (mut b, db): (f64, f64),
         target: f64,
     ) -> Result<f64, AssemblyError> {
         let tolerance = 1e-7 * self.assembly.settings().step;
+        let (mut fa, mut fb) = (da - target, (db - target).min(0.0));
+        // Which end the last trial replaced (+1: a, −1: b), and the bracket two trials ago.
+        let mut side = 0;
+        let mut widths = [f64::INFINITY; 2];
         while b - a > tolerance {
-            let m = 0.5 * (a + b);
-            let state = Self::trial(saved, m)?;
+            let width = b - a;
+            let margin = 0.25 * tolerance;
+            let secant = b - fb * width / (fb - fa);
+            // Halve when the secant is undefined or the bracket has not halved in two trials
+            // (a safeguard regula falsi needs; Illinois rarely triggers it).
+            let m = if !secant.is_finite() || width > 0.5 * widths[0] {
+                0.5 * (a + b)
+            } else {
+                secant.clamp(a + margin, b - margin)
+            };
+            widths = [widths[1], width];
+            let state = self.trial_state(saved, m)?;
             match self.closest(&state, p) {
-                Some(c) if c.distance > target => a = m,
-                _ => b = m,
+                Some(c) if c.distance > target => {
+                    (a, fa) = (m, c.distance - target);
+                    if side == 1 {
+                        fb *= 0.5;
+                    }
+                    side = 1;
+                }
+                found => {
+                    let fm = found.map_or(0.0, |c| c.distance - target);
+                    (b, fb) = (m, fm);
+                    if side == -1 {
+                        fa *= 0.5;
+                    }
+                    side = -1;
+                }
             }
         }
         Ok(b)
     }
 
-    /// Answers every pair within the envelope that approaches, pair by pair in a fixed order,
-    /// sweeping until none does (Mirtich's cascade at one instant); after `ELASTIC_SWEEPS`
-    /// sweeps the responses are plainly inelastic.
+    /// Answers every pair within the envelope that approaches — together with every contact
+    /// of its connected set of bodies (`ContactSolver::Simultaneous`), or pair by pair in a
+    /// fixed order (`Sequential`) — sweeping until none does (Mirtich's cascade at one
+    /// instant); after `ELASTIC_SWEEPS` sweeps the responses are plainly inelastic.
     fn respond(&mut self) -> Result<(), AssemblyError> {
+        // A sleeper something touches wakes first (`solids::sleep`).
+        self.wake_touched()?;
+        // Impulses move nothing: the pairs the broad phase leaves out (beyond the envelope)
+        // stay out over the sweeps, and so do pairs with nothing awake.
+        let mut near = self.candidates(&self.assembly, None, 0.0, self.settings.envelope);
+        for (p, flag) in near.iter_mut().enumerate() {
+            *flag &= !self.dormant(p);
+        }
         for sweep in 0..MAX_SWEEPS {
+            let inelastic = sweep >= ELASTIC_SWEEPS;
             let mut any = false;
-            for p in 0..self.pairs.len() {
-                any |= self.respond_pair(p, sweep >= ELASTIC_SWEEPS)?;
+            match self.solver {
+                ContactSolver::Simultaneous => any |= self.respond_together(&near, inelastic)?,
+                ContactSolver::Sequential => {
+                    for (p, &close) in near.iter().enumerate() {
+                        if close {
+                            any |= self.respond_pair(p, inelastic)?;
+                        }
+                    }
+                }
             }
             if !any {
                 return Ok(());
@@ -461,6 +598,15 @@ impl AssemblyWithSolids {
         })
     }
 
+    /// Whether pair `p` at `distance` is in contact: within the envelope and at its level
+    /// (where its contact was located, or below it after a step that ended there), up to the
+    /// level's margin. The margin is widened by 1e-9 of itself so that a pair still at the
+    /// distance its level was set from (`distance − margin`, rounded) counts.
+    fn in_contact(&self, p: usize, distance: f64) -> bool {
+        let envelope = self.settings.envelope;
+        distance < envelope && distance <= self.levels[p] + LEVEL_MARGIN * envelope * (1.0 + 1e-9)
+    }
+
     /// Answers pair `p` if it is within the envelope and its contact manifold
     /// (`collision::manifold`: a box lying on a face touches at its corners, not at one point)
     /// approaches; true if it did.
@@ -472,8 +618,7 @@ impl AssemblyWithSolids {
         // Only a pair at its level (where its contact was located, or below it after a step
         // that ended there) is in contact: answering every approaching pair anywhere in the
         // envelope lifted each hop of a resting crate higher, until it hovered at ε.
-        let envelope = self.settings.envelope;
-        if c.distance >= envelope || c.distance > self.levels[p] + LEVEL_MARGIN * envelope {
+        if !self.in_contact(p, c.distance) {
             return Ok(false);
         }
         let (i, k) = self.pairs[p];
