@@ -4,7 +4,7 @@
 
 use super::colliders::Participants;
 use super::event_loop::EventLoop;
-use super::held_faces::face_outline;
+use super::held_faces::{edge_strip, face_outline};
 use crate::collision::Closest;
 use crate::collision::Convex;
 use crate::collision::broad::Pair;
@@ -112,6 +112,7 @@ impl EventLoop {
                     Geometry::Cores { .. } => Vec::new(),
                     _ if swapped => face_outline(&a, &-n, &pa, &ma),
                     _ if flat(fb) => face_outline(&b, &n, &pb, &mb),
+                    _ if matches!(fb, FeatureKind::Edge) => edge_strip(&b, &n, &pb, &mb),
                     _ => Vec::new(),
                 };
                 let (pair, a_side, b_side) = if swapped {

@@ -69,8 +69,9 @@ pub(crate) struct HeldContact {
     pub(crate) spring: super::penalty::Spring,
     /// Where an `OnPlane` contact's plane is a face of a polyhedron: the face's outline as
     /// half-planes `m · p ≤ h` (`m` the unit outward normal of an edge within the face's plane,
-    /// in B's body frame). Empty for an unbounded plane (a half-space, an edge crossing an
-    /// edge, a pair of cores).
+    /// in B's body frame); for A's point held across an edge of B, the strip along that edge
+    /// (`world::held_faces::edge_strip`). Empty for an unbounded plane (a half-space, a pair
+    /// of cores).
     pub(crate) face: Vec<(Vec3, f64)>,
 }
 
