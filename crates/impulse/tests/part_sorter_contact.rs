@@ -173,8 +173,9 @@ const PARTS: [&str; 6] = [
 /// that the energy never rises above the start's by more than the engine's own allowance for
 /// microcollisions' throws (`energy_bound = "auto"`: ten times the kinetic energy of every
 /// dynamic body and link at `microcollision_max_restitution` × √(2 g ε) = 22.1 cm/s, 356 g in
-/// all: 8.73e5 erg, 2.7 % of the start's 3.19e7). Returns each part's bin.
-fn sorted(model: &str) -> Vec<Option<char>> {
+/// all: 8.73e5 erg, 2.7 % of the start's 3.19e7). Returns each part's bin and the deepest
+/// overlap of the run.
+fn sorted(model: &str) -> (Vec<Option<char>>, f64) {
     let mut world = shipped_under("hybrid/part_sorter.toml", model);
     let start = world.energy().total();
     let allowance = 10.0 * 0.5 * 356.0 * (5.0f64 * (2.0 * 981.0 * 0.01f64).sqrt()).powi(2);
@@ -198,7 +199,10 @@ fn sorted(model: &str) -> Vec<Option<char>> {
         highest - start
     );
     eprintln!("{model}: energy rose at most {} erg", highest - start);
-    PARTS.iter().map(|p| bin(&world, p)).collect()
+    (
+        PARTS.iter().map(|p| bin(&world, p)).collect(),
+        world.max_penetration(),
+    )
 }
 
 #[test]
@@ -206,13 +210,14 @@ fn the_part_sorter_runs_to_its_end_under_constraint_contact() {
     // On main it stopped at 0.81 s (A1 and B1 interpenetrating by the envelope). Now it runs
     // 4 s and every part ends on the floor. The impulse model's run sorts A1 A, B1 B, C1 C,
     // A2 A, B2 A (it skims over door 1, as the scene's notes say the later parts do), C2 C.
-    // Under constraint contact five of the six end in the same bins; C2 ends in B's (measured;
-    // the run is chaotic at the doors, and which part differs changes with any change to held
-    // contacts). Until a point held across an edge was given the edge's strip as its outline
-    // (`a_part_sliding_across_a_ledges_side_edge_stays_flat_and_straight`), C1 was the one: it
-    // glided over door 2's upstream seam at 77 cm/s where under the impulse model it hops and
-    // slows to 42 cm/s, and skimmed over door 2 before it opened.
-    let impulse = sorted("impulse");
+    // Under constraint contact all six end in the same bins (measured; the run is chaotic at
+    // the doors). Before a door's impulse on a held part was followed by a collision solve over
+    // the part's held contacts (`ContactGroup::stop_approaches`), the contacts it left
+    // approaching sank up to v / (e ω) into the envelope and one part went astray: C1 to B
+    // (it glided over door 2's upstream seam at 77 cm/s where under the impulse model it hops
+    // and slows to 42 cm/s), and, once points held across an edge got the edge's strip as
+    // their outline, C2 to B.
+    let (impulse, _) = sorted("impulse");
     let named = |bins: &[Option<char>]| -> Vec<String> {
         PARTS
             .iter()
@@ -229,10 +234,11 @@ fn the_part_sorter_runs_to_its_end_under_constraint_contact() {
         Some('C'),
     ];
     assert_eq!(impulse, expected_impulse, "{:?}", named(&impulse));
-    let constraint = sorted("constraint");
-    let mut expected = expected_impulse;
-    expected[5] = Some('B');
-    assert_eq!(constraint, expected, "{:?}", named(&constraint));
+    let (constraint, deepest) = sorted("constraint");
+    assert_eq!(constraint, expected_impulse, "{:?}", named(&constraint));
+    // Held contacts stay near their held gap (ε/100): deepest measured 9.7e-4 cm (0.097 ε);
+    // 9.7e-3 cm before the collision solve after a door's impulse.
+    assert!(deepest <= 2e-3, "deepest overlap {deepest} cm");
 }
 
 #[test]

@@ -14,7 +14,7 @@ use crate::collision::CollisionModel;
 use crate::collision::bounds::{Symmetry, body_motion_bound, body_swept_box, free_angular_speed};
 use crate::collision::toi::MotionBound;
 use crate::contact::ContactBody;
-use crate::dynamics::{BodyId, MotionType, RigidBody};
+use crate::dynamics::{BodyId, BodyState, MotionType, RigidBody};
 use crate::geometry::Aabb;
 use crate::math::{Mat3, Point, Pose, Vec3};
 use crate::multibody::{MotionEnvelope, Multibody, MultibodyId, Observations};
@@ -452,13 +452,32 @@ impl Colliders {
             velocity += impulse * body.inverse_mass();
             angular += inverse_inertia * r.cross(impulse);
         }
-        if let Some(group) = world.groups.get_mut(held.group) {
-            group.set_member_velocity(held.member, velocity, angular);
+        // The group stops the held contacts the impulse left approaching: every member's
+        // velocities may change.
+        let changed: Vec<(BodyId, BodyState)> = match world.groups.get_mut(held.group) {
+            Some(group) => {
+                let states = group.set_member_velocity(held.member, velocity, angular);
+                group
+                    .model
+                    .members
+                    .iter()
+                    .map(|m| m.body)
+                    .zip(states)
+                    .collect()
+            }
+            None => {
+                let mut state = *world.bodies[id.0].state();
+                state.velocity = velocity;
+                state.angular_velocity = angular;
+                vec![(id, state)]
+            }
+        };
+        for (body, s) in changed {
+            let mut state = *world.bodies[body.0].state();
+            state.velocity = s.velocity;
+            state.angular_velocity = s.angular_velocity;
+            world.bodies[body.0].set_held_state(state);
         }
-        let mut state = *world.bodies[id.0].state();
-        state.velocity = velocity;
-        state.angular_velocity = angular;
-        world.bodies[id.0].set_held_state(state);
         Ok(())
     }
 

@@ -290,18 +290,65 @@ impl ContactGroup {
         self.rays.drain(..reached).collect()
     }
 
-    /// Changes member `k`'s velocities at the group's time (an impulse from outside), and
-    /// restarts the flight.
-    pub(crate) fn set_member_velocity(&mut self, k: usize, velocity: Vec3, angular: Vec3) {
+    /// Changes member `k`'s velocities at the group's time (an impulse from outside), stops
+    /// every held contact that leaves approaching (see [`ContactGroup::stop_approaches`]), and
+    /// restarts the flight. Returns every member's state after it.
+    pub(crate) fn set_member_velocity(
+        &mut self,
+        k: usize,
+        velocity: Vec3,
+        angular: Vec3,
+    ) -> Vec<BodyState> {
         let base = PER_MEMBER * k;
         self.state[base + 7..base + 10].copy_from_slice(velocity.as_slice());
         self.state[base + 10..base + 13].copy_from_slice(angular.as_slice());
+        self.stop_approaches();
         update_modes(
             &mut self.model.contacts,
             &motions(&self.state, self.model.members.len()),
             self.model.holding.sliding_speed,
         );
         self.restart();
+        (0..self.model.members.len())
+            .map(|k| state_of(&self.state, k))
+            .collect()
+    }
+
+    /// One perfectly inelastic, frictional collision solve over the held contacts at the
+    /// group's state (Baraff ch. 3's loop: a contact the state leaves approaching is a
+    /// collision, answered by impulses before forces take over). Without it an impulse from
+    /// outside (a link striking a held part) left held contacts approaching, and the drift
+    /// correction, critically damped at ω, turned an approach `v` round only after sinking
+    /// about `v / (e ω)` into the envelope (docs/sources.md, "Why held contacts sink").
+    fn stop_approaches(&mut self) {
+        if self.model.holding.penalty.is_some() {
+            // Under the penalty model the springs answer a held contact's approach.
+            return;
+        }
+        let ode = group_ode(&self.model, &self.warm, &self.counters, false);
+        let (mut bodies, mut points) = ode.problem(&self.state);
+        if points.is_empty() {
+            return;
+        }
+        for point in &mut points {
+            point.restitution = 0.0;
+        }
+        let Ok(system) = ContactSystem::new(&bodies, &points, self.model.holding.sliding_speed)
+        else {
+            return;
+        };
+        let Ok(collision) = collide_or_frictionless(&system, &LemkeOptions::default()) else {
+            return;
+        };
+        if collision.impulses.iter().all(|p| *p == Vec3::zeros()) {
+            return;
+        }
+        crate::lcp::contact::apply_impulses(&mut bodies, &points, &collision.impulses);
+        for (k, body) in bodies.iter().enumerate() {
+            let base = PER_MEMBER * k;
+            self.state[base + 7..base + 10].copy_from_slice(body.velocity.as_slice());
+            self.state[base + 10..base + 13].copy_from_slice(body.angular_velocity.as_slice());
+        }
     }
 
     /// Integrates ahead until `until` (or an interruption before it), and bounds each member's
