@@ -32,7 +32,10 @@ fn rows(csv: &str, body: &str) -> (Vec<f64>, Vec<f64>) {
             .collect()
     };
     let mine = || csv.lines().filter(|l| l.split(',').nth(1) == Some(body));
-    (parse(mine().next().unwrap()), parse(mine().last().unwrap()))
+    (
+        parse(mine().next().unwrap()),
+        parse(mine().next_back().unwrap()),
+    )
 }
 
 /// Angular momentum about the hinge's axis (y through (0, 0, 1)) of rows `[x, y, z, q…, v…,
