@@ -15,7 +15,7 @@ use crate::scene::world_table::RunHeader;
 use crate::scene::{Diagnostic, SceneError, read_document, read_orientation};
 
 use super::balls::{AssemblyWithBalls, Ball, Striker};
-use super::solids::{AssemblyWithSolids, ContactSettings, Solid};
+use super::solids::{AssemblyWithSolids, ContactSettings, ContactSolver, Solid, SolidsSleep};
 use super::{
     Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Handedness, JointDesc, LoadDesc,
     LoadKind, Path, Primitive,
@@ -23,6 +23,7 @@ use super::{
 use keys::{body_ref, direction, ends, non_negative_or, positive, string, vec3, vec3_or};
 
 mod keys;
+mod run_keys;
 mod solids;
 
 /// An assembly scene, built and ready to run.
@@ -58,6 +59,12 @@ pub struct AssemblyScene {
     pub exclude: Vec<(usize, usize)>,
     /// `contact.include`: pairs of joined bodies' solids that collide.
     pub include: Vec<(usize, usize)>,
+    /// `contact.solver`: how the contacts of one instant are answered (default simultaneous).
+    pub solver: ContactSolver,
+    /// `contact.broad_phase`: sweep and prune (`true`, the default) or none.
+    pub broad_phase: bool,
+    /// `contact.sleep` and `contact.sleep_time`: when free bodies among solids sleep.
+    pub sleep: SolidsSleep,
 }
 
 impl AssemblyScene {
@@ -85,6 +92,12 @@ impl AssemblyScene {
             &self.exclude,
             &self.include,
         )
+        .map(|mut world| {
+            world.solver = self.solver;
+            world.broad_phase = self.broad_phase;
+            world.sleep = self.sleep;
+            world
+        })
     }
 }
 
@@ -331,8 +344,12 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
     let (mut exclude, mut include) = (Vec::new(), Vec::new());
     let mut envelope = 1e-3;
     let (mut restitution, mut friction) = (0.9, 0.0);
+    let mut run = run_keys::RunKeys::default();
     if let Some(c) = root.table("contact") {
-        c.reject_unknown(&["restitution", "friction", "envelope", "exclude", "include"]);
+        let mut known = vec!["restitution", "friction", "envelope", "exclude", "include"];
+        known.extend(run_keys::KEYS);
+        c.reject_unknown(&known);
+        run = run_keys::read(&c, !solids.is_empty());
         if let Some(e) = c.get("envelope").and_then(|v| v.positive()) {
             envelope = e;
         }
@@ -412,6 +429,9 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             envelope,
             exclude,
             include,
+            solver: run.solver,
+            broad_phase: run.broad_phase,
+            sleep: run.sleep,
         }),
         Err(e) => {
             let (span, key) = match &e {
