@@ -361,6 +361,19 @@ impl AdaptiveRk {
         &self.f
     }
 
+    /// Evaluates the derivative at the end of the last accepted step again (the next step's
+    /// first stage), after the system changed there without a restart.
+    pub fn refresh_derivative<S: OdeSystem + ?Sized>(
+        &mut self,
+        system: &S,
+    ) -> Result<(), IntegrationError> {
+        system.derivative(self.t, &self.y, &mut self.f);
+        if !all_finite(&self.f) {
+            return Err(IntegrationError::NonFinite { time: self.t });
+        }
+        Ok(())
+    }
+
     /// Caps the size of the steps that follow (e.g. to approach an event without stepping
     /// over it).
     pub fn set_max_step(&mut self, max_step: f64) {

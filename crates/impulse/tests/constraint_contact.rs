@@ -148,7 +148,12 @@ fn ray_impulses_reach_the_events_as_their_own_rows() {
     times.dedup();
     assert!(times.len() as u64 <= answers, "{times:?} vs {answers}");
     for e in &rays {
-        assert!(e.impulse.dot(&e.normal) >= 0.0, "{e:?}");
+        // A push, to rounding: a ray whose impulse is all tangential (a sliding corner
+        // stopped) has a normal part of 1e-15 of its 1e-10 N·s, of either sign.
+        assert!(
+            e.impulse.dot(&e.normal) >= -1e-9 * e.impulse.norm(),
+            "{e:?}"
+        );
         assert!(e.impulse.norm() > 0.0, "{e:?}");
     }
 }

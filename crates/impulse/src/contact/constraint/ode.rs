@@ -68,7 +68,14 @@ impl GroupOde<'_> {
                 point.slip_damping = SLIP_RATE;
                 point.sliding = Some(c.sliding);
                 point.tangent = Some(k.tangent);
-                point.slip_direction = c.sliding.then_some(c.slip_direction);
+                // A fast slip's friction opposes the slip of the instant; a slow one's, the
+                // direction held from the step's start (`update_modes`).
+                let speed = c
+                    .slip(&side_motion(&motions, c.a), &side_motion(&motions, c.b))
+                    .norm();
+                point.slip_direction = (c.sliding
+                    && holds_direction(speed, group.holding.sliding_speed))
+                .then_some(c.slip_direction);
                 point
             })
             .collect();
