@@ -23,6 +23,7 @@ use super::{
 use keys::{body_ref, direction, ends, non_negative_or, positive, string, vec3, vec3_or};
 
 mod keys;
+mod profiles;
 mod run_keys;
 mod solids;
 
@@ -726,7 +727,7 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         "slide_driver" => Primitive::SlideDriver {
             anchor: vec3(t, "anchor", "a point on the axis [x, y, z]")?,
             axis: direction(t, "axis")?,
-            position: coefficients(
+            position: profiles::read_profile(
                 t,
                 "position",
                 "[a₀, a₁, …] as lengths: s(t) = a₀ + a₁ t + a₂ t² + …",
@@ -734,7 +735,7 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         },
         "angle_driver" => Primitive::AngleDriver {
             axis: direction(t, "axis")?,
-            angle: coefficients(
+            angle: profiles::read_profile(
                 t,
                 "angle",
                 "[a₀, a₁, …] in radians: θ(t) = a₀ + a₁ t + a₂ t² + …",
@@ -883,8 +884,14 @@ fn lead(t: &Table) -> Option<f64> {
 
 fn read_path(t: &Table) -> Option<Path> {
     let kind = t
-        .required("type", "\"polynomial\" or \"circle\"")
-        .and_then(|v| v.choice(&["polynomial", "circle"]))?;
+        .required(
+            "type",
+            "\"polynomial\", \"circle\", \"harmonic\" or \"table\"",
+        )
+        .and_then(|v| v.choice(&["polynomial", "circle", "harmonic", "table"]))?;
+    if kind == "harmonic" || kind == "table" {
+        return profiles::read_path(t, kind);
+    }
     let path = if kind == "polynomial" {
         t.reject_unknown(&["type", "coefficients"]);
         let v = t.required(
