@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path as FilePath, PathBuf};
 
-use crate::dynamics::PlacedShape;
+use crate::dynamics::{Material, PlacedShape};
 use crate::math::{Mat3, Quat, Vec3};
 use crate::scene::reader::{Context, Table, Value};
 use crate::scene::world_table::RunHeader;
@@ -66,6 +66,9 @@ pub struct AssemblyScene {
     pub broad_phase: bool,
     /// `contact.sleep` and `contact.sleep_time`: when free bodies among solids sleep.
     pub sleep: SolidsSleep,
+    /// Each solid's own `restitution` and `friction` (`None`: `[contact]`'s), in the order of
+    /// `solids`.
+    pub materials: Vec<Option<Material>>,
 }
 
 impl AssemblyScene {
@@ -93,11 +96,16 @@ impl AssemblyScene {
             &self.exclude,
             &self.include,
         )
-        .map(|mut world| {
+        .and_then(|mut world| {
             world.solver = self.solver;
             world.broad_phase = self.broad_phase;
             world.sleep = self.sleep;
-            world
+            for (s, m) in self.materials.iter().enumerate() {
+                if let Some(m) = m {
+                    world.set_material(s, *m)?;
+                }
+            }
+            Ok(world)
         })
     }
 }
@@ -138,6 +146,8 @@ const BODY_KEYS: &[&str] = &[
     "shape",
     "shapes",
     "density",
+    "restitution",
+    "friction",
 ];
 const JOINT_TYPES: &[&str] = &[
     "spherical",
@@ -224,8 +234,10 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
     let mut body_spans = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut body_shapes = Vec::new();
+    let mut body_materials = Vec::new();
     for t in root.array_of_tables("bodies").unwrap_or_default() {
         if let Some((body, shapes)) = read_body(ctx, &t) {
+            body_materials.push(solids::read_material(&t, !shapes.is_empty()));
             body_shapes.push(shapes);
             if index.contains_key(&body.name) {
                 if let Some(v) = t.get("name") {
@@ -300,8 +312,10 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
     // Solids: each body's shapes (in body order), then the fixed ones.
     let mut solids: Vec<Solid> = Vec::new();
     let mut solid_spans = Vec::new();
+    let mut own_materials = Vec::new();
     for (b, shapes) in body_shapes.iter().enumerate() {
         if !shapes.is_empty() {
+            own_materials.push(body_materials[b]);
             solids.push(Solid {
                 name: bodies[b].name.clone(),
                 body: Some(b),
@@ -318,6 +332,7 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
         .enumerate()
     {
         if let Some((name, shapes, pose)) = solids::read_fixed(ctx, t, i) {
+            own_materials.push(solids::read_material(t, true));
             if index.contains_key(&name) || solids.iter().any(|s| s.name == name) {
                 t.error(format!(
                     "a second body or solid named `{name}`; names must be unique"
@@ -375,6 +390,17 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
     if ctx.error_count() > 0 {
         return None;
     }
+    // A solid's own value, or `[contact]`'s where it gave only one of the two.
+    let materials: Vec<Option<Material>> = own_materials
+        .iter()
+        .map(|m| match *m {
+            Some((None, None)) | None => None,
+            Some((e, mu)) => Some(Material {
+                restitution: e.unwrap_or(restitution),
+                friction: mu.unwrap_or(friction),
+            }),
+        })
+        .collect();
     // A striker's centre, given in the world, is fixed in its body's frame.
     for (s, c) in strikers.iter_mut().zip(&striker_centers) {
         let b = &bodies[s.body];
@@ -433,6 +459,7 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             solver: run.solver,
             broad_phase: run.broad_phase,
             sleep: run.sleep,
+            materials,
         }),
         Err(e) => {
             let (span, key) = match &e {
