@@ -17,6 +17,7 @@
 //! collision response (`solids`; see `docs/ARCHITECTURE.md`, "Assemblies").
 
 pub mod balls;
+mod corners;
 mod curve;
 mod drift;
 mod impulse;

@@ -89,9 +89,10 @@ pub enum Primitive {
         handedness: Handedness,
     },
     /// A's point stays on B's polyline through `points` (2 rows: across the current segment).
-    /// A corner is passed when a step ends past it: the point moves onto the next segment with
-    /// its velocity projected onto it (a perfectly inelastic kink; the kinetic energy lost is
-    /// counted as constraint work). The end segments continue as straight lines.
+    /// A corner is located inside the step that reaches it (`corners`, `step::advance`):
+    /// there the point moves onto the next segment with its velocity projected onto it (a
+    /// perfectly inelastic kink; the kinetic energy lost is counted as constraint work). The
+    /// end segments continue as straight lines.
     PointOnPolyline { point: Vec3, points: Vec<Vec3> },
     /// A's point stays on B's natural cubic spline through `points` (chord-length knots,
     /// straight beyond the ends; 2 rows).
@@ -721,6 +722,32 @@ impl Template {
         let raw = from.cross(to).dot(axis).atan2(from.dot(to));
         let tau = std::f64::consts::TAU;
         raw + tau * ((near - raw) / tau).round()
+    }
+
+    /// A polyline's segment, for its first row (`None` for every other row).
+    pub fn polyline_segment(&self) -> Option<usize> {
+        match self {
+            Self::Curve {
+                curve: curve @ Curve::Polyline { .. },
+                u,
+                k: 0,
+                ..
+            } => Some(curve.piece(*u)),
+            _ => None,
+        }
+    }
+
+    /// A curve row's parameter for A's point with A at `pose_a` and B at `pose_b`, found from
+    /// the row's stored parameter (on a polyline: on the line of its stored segment).
+    pub fn parameter_at(&self, pose_a: &Pose, pose_b: &Pose) -> Option<f64> {
+        match self {
+            Self::Curve { p_a, curve, u, .. } => {
+                let p = pose_a.transform_point(&(*p_a).into());
+                let x = pose_b.inverse_transform_point(&p).coords;
+                Some(curve.closest(&x, *u).0)
+            }
+            _ => None,
+        }
     }
 
     /// Keeps a screw's unwrapped angle, and a curve's parameter, at the end of a step; true if
