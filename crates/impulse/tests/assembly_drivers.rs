@@ -11,7 +11,8 @@ use std::path::Path as FilePath;
 use common::assemblies::joint;
 use impulse::assembly::scene::parse;
 use impulse::assembly::{
-    Assembly, AssemblyBodyDesc, AssemblySettings, Path, Primitive, Profile, TimeTable,
+    Assembly, AssemblyBodyDesc, AssemblySettings, LoadDesc, LoadKind, Path, Primitive, Profile,
+    TimeTable,
 };
 use impulse::math::Vec3;
 use impulse::scene::Diagnostic;
@@ -211,6 +212,58 @@ fn a_table_driver_reproduces_a_sampled_curve_and_its_derivatives() {
     assert!(worst_f < 2.0 * 2.5e-3, "force off by {worst_f}");
 }
 
+/// A harmonic torque load: a wheel (I = 0.2 about its axle z, no gravity) turned by
+/// τ = 0.5 sin(2π·0.5 t) from rest: θ̈ = (τ₀/I) sin ωt, so θ̇ = τ₀/(Iω) (1 − cos ωt) and
+/// θ = τ₀/(Iω) (t − sin(ωt)/ω) (ω = π). Every 10 ms over 2 s: angle and rate to 1e-9.
+#[test]
+fn a_harmonic_torque_turns_a_wheel_as_the_closed_form_says() {
+    let (izz, tau0, f) = (0.2, 0.5, 0.5);
+    let w = TAU * f;
+    let wheel = AssemblyBodyDesc::new("wheel", 1.0, Vec3::new(0.1, 0.1, izz), Vec3::zeros());
+    let mut asm = Assembly::new(
+        AssemblySettings::with_step(Vec3::zeros(), 1e-3),
+        vec![wheel],
+        vec![joint(
+            "axle",
+            0,
+            None,
+            Primitive::Revolute {
+                anchor: Vec3::zeros(),
+                axis: Vec3::z(),
+            },
+        )],
+    )
+    .unwrap();
+    asm.add_load(LoadDesc {
+        name: "motor".into(),
+        a: 0,
+        b: None,
+        kind: LoadKind::Torque {
+            axis: Vec3::z(),
+            torque: Profile::Harmonic {
+                offset: 0.0,
+                amplitude: tau0,
+                frequency: f,
+                phase: 0.0,
+            },
+        },
+    })
+    .unwrap();
+    let (mut worst_angle, mut worst_rate) = (0.0_f64, 0.0_f64);
+    for step in 1..=200 {
+        asm.advance_to(step as f64 * 1e-2).unwrap();
+        let t = asm.time();
+        let theta = tau0 / (izz * w) * (t - (w * t).sin() / w);
+        let rate = tau0 / (izz * w) * (1.0 - (w * t).cos());
+        let x = asm.bodies()[0].pose().rotation * Vec3::x();
+        let diff = (x.y.atan2(x.x) - theta + PI).rem_euclid(TAU) - PI;
+        worst_angle = worst_angle.max(diff.abs());
+        worst_rate = worst_rate.max((asm.bodies()[0].angular_velocity().z - rate).abs());
+    }
+    assert!(worst_angle < 1e-9, "angle off by {worst_angle}");
+    assert!(worst_rate < 1e-9, "rate off by {worst_rate}");
+}
+
 // ---- scene keys ----
 
 const ROD: &str = r#"
@@ -254,8 +307,8 @@ fn first(text: &str, key: &str, line: usize, says: &str) {
 /// runs; every bad value is reported at its key and line: a missing amplitude, a negative
 /// frequency, an unknown key, an unknown type, times out of order or repeated, a non-finite
 /// time, too few points, values that do not match the times, a slide's table with a
-/// non-finite value, and a harmonic that does not start at zero (the initial pose violates the
-/// driver, with the gap).
+/// non-finite value, a torque load's table with repeated times, and a harmonic that does not
+/// start at zero (the initial pose violates the driver, with the gap).
 #[test]
 fn driver_profile_keys_are_checked_at_load() {
     let with = |angle: &str| format!("{ROD}angle = {angle}\n");
@@ -358,6 +411,25 @@ position = { type = "table", times = [0, 1], values = [0, inf] }
 "#;
     first(slide, "joints[1].position.values[1]", 19, "finite");
     assert!(errors(&slide.replace("inf", "1")).is_empty());
+    // A torque load's `torque` takes the same forms.
+    let torque = |value: &str| {
+        format!(
+            "{}[[loads]]\ntype = \"torque\"\nbody = \"block\"\naxis = [0, 0, 1]\ntorque = {value}\n",
+            slide.replace("inf", "1")
+        )
+    };
+    assert!(
+        errors(&torque(
+            "{ type = \"harmonic\", amplitude = 2, frequency = 1 }"
+        ))
+        .is_empty()
+    );
+    first(
+        &torque("{ type = \"table\", times = [0, 0], values = [1, 2] }"),
+        "loads[0].torque.times",
+        24,
+        "increase strictly",
+    );
 }
 
 /// A `path` of type harmonic or table builds and its body follows it; bad values are reported

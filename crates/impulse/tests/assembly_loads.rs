@@ -194,7 +194,7 @@ fn prescribed_torque_turns_a_hinged_body_as_integrated() {
         b,
         kind: LoadKind::Torque {
             axis: Vec3::new(0.0, 0.0, 2.0),
-            coefficients: vec![0.5, 0.3],
+            torque: Profile::Polynomial(vec![0.5, 0.3]),
         },
     };
     asm.add_load(torque(0, None)).unwrap();

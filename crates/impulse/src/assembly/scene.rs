@@ -861,14 +861,14 @@ fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Loa
         }
         _ => {
             let axis = direction(t, "axis");
-            let torque = coefficients(
+            let torque = profiles::read_profile(
                 t,
                 "torque",
                 "[c₀, c₁, …]: τ(t) = c₀ + c₁ t + c₂ t² + … about the axis",
             );
             LoadKind::Torque {
                 axis: axis?,
-                coefficients: torque?,
+                torque: torque?,
             }
         }
     };
