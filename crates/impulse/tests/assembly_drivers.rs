@@ -264,6 +264,65 @@ fn a_harmonic_torque_turns_a_wheel_as_the_closed_form_says() {
     assert!(worst_rate < 1e-9, "rate off by {worst_rate}");
 }
 
+/// A point swinging along an arc: a circle path (centre origin, R = 0.8, normal z, angle 0
+/// along x) travelled at a harmonic angle φ = 0.5 sin(2π·0.5 t), gravity −9.81 ŷ, m = 1.5.
+/// Closed form: r = R (cos φ, sin φ, 0), ṙ = R φ̇ t̂, r̈ = R (φ̈ t̂ − φ̇² r̂) with t̂ = (−sin φ,
+/// cos φ, 0), r̂ = (cos φ, sin φ, 0); the path's force is m r̈ − m g. Every 10 ms over 3 s:
+/// position 1e-9 m, velocity 1e-9 m/s, force 1e-8 N.
+#[test]
+fn a_point_swings_along_a_circle_at_a_harmonic_angle() {
+    let (m, r, amp, f) = (1.5, 0.8, 0.5, 0.5);
+    let w = TAU * f;
+    let start = Vec3::new(r, 0.0, 0.0);
+    let body = AssemblyBodyDesc::new("bob", m, Vec3::new(0.01, 0.01, 0.01), start);
+    let mut asm = Assembly::new(
+        AssemblySettings::with_step(Vec3::new(0.0, -G, 0.0), 1e-3),
+        vec![body],
+        vec![joint(
+            "arc",
+            0,
+            None,
+            Primitive::PointOnPath {
+                point: start,
+                path: Path::Circle {
+                    center: Vec3::zeros(),
+                    radius: r,
+                    normal: Vec3::z(),
+                    start: Vec3::x(),
+                    angle: Profile::Harmonic {
+                        offset: 0.0,
+                        amplitude: amp,
+                        frequency: f,
+                        phase: 0.0,
+                    },
+                },
+            },
+        )],
+    )
+    .unwrap();
+    let (mut worst_r, mut worst_v, mut worst_f) = (0.0_f64, 0.0_f64, 0.0_f64);
+    for step in 0..=300 {
+        asm.advance_to(step as f64 * 1e-2).unwrap();
+        let t = asm.time();
+        let (phi, rate, accel) = (
+            amp * (w * t).sin(),
+            amp * w * (w * t).cos(),
+            -amp * w * w * (w * t).sin(),
+        );
+        let radial = Vec3::new(phi.cos(), phi.sin(), 0.0);
+        let tangent = Vec3::new(-phi.sin(), phi.cos(), 0.0);
+        let a = (tangent * accel - radial * rate * rate) * r;
+        let body = &asm.bodies()[0];
+        worst_r = worst_r.max((body.pose().translation.vector - radial * r).norm());
+        worst_v = worst_v.max((body.velocity() - tangent * (r * rate)).norm());
+        let (force, _) = asm.joint_reactions().unwrap()[0];
+        worst_f = worst_f.max((force - (a - Vec3::new(0.0, -G, 0.0)) * m).norm());
+    }
+    assert!(worst_r < 1e-9, "position off by {worst_r}");
+    assert!(worst_v < 1e-9, "velocity off by {worst_v}");
+    assert!(worst_f < 1e-8, "force off by {worst_f}");
+}
+
 // ---- scene keys ----
 
 const ROD: &str = r#"
@@ -434,7 +493,9 @@ position = { type = "table", times = [0, 1], values = [0, inf] }
 
 /// A `path` of type harmonic or table builds and its body follows it; bad values are reported
 /// at their key and line: a negative frequency, a missing offset, times out of order, points
-/// that do not match the times, and a path that does not start at the point.
+/// that do not match the times, a path that does not start at the point, and a circle path's
+/// `angle` (a harmonic builds; an empty polynomial, which the reader once dropped silently
+/// with its joint, and a table short of values are refused).
 #[test]
 fn path_profile_keys_are_checked_at_load() {
     let scene = |path: &str| {
@@ -508,5 +569,29 @@ path = {path}
         "joints[0]",
         10,
         "violates it by",
+    );
+    // A circle's `angle` takes the driver's forms; an empty polynomial is refused at the key.
+    let circle = |angle: &str| {
+        scene(&format!(
+            "{{ type = \"circle\", center = [0, 0, 0], radius = 1, normal = [0, 0, 1], start = [1, 0, 0], angle = {angle} }}"
+        ))
+    };
+    assert!(
+        errors(&circle(
+            "{ type = \"harmonic\", amplitude = 0.3, frequency = 1 }"
+        ))
+        .is_empty()
+    );
+    first(
+        &circle("[]"),
+        "joints[0].path.angle",
+        14,
+        "at least one coefficient",
+    );
+    first(
+        &circle("{ type = \"table\", times = [0, 1], values = [0] }"),
+        "joints[0].path.angle.values",
+        14,
+        "one value per time",
     );
 }

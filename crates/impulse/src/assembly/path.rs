@@ -2,7 +2,7 @@
 
 use crate::math::Vec3;
 
-use super::profile::{check_times, harmonic};
+use super::profile::{Profile, check_times, harmonic};
 use super::spline;
 
 /// A curve in space parametrised by time.
@@ -13,8 +13,9 @@ pub enum Path {
         /// The coefficients c₀, c₁, … (at least one).
         coefficients: Vec<Vec3>,
     },
-    /// A circle travelled at a polynomial angle: `r = c + R (cos φ e₁ + sin φ e₂)`, with
-    /// `e₂ = n × e₁` and `φ(t) = Σ_k a_k t^k` (radians).
+    /// A circle travelled at a prescribed angle: `r = c + R (cos φ e₁ + sin φ e₂)`, with
+    /// `e₂ = n × e₁` and `φ(t)` (radians) a polynomial, a harmonic (a swing along an arc) or a
+    /// table.
     Circle {
         /// Centre c.
         center: Vec3,
@@ -24,8 +25,8 @@ pub enum Path {
         normal: Vec3,
         /// Unit direction e₁ of angle 0, perpendicular to n.
         start: Vec3,
-        /// The angle's coefficients a₀, a₁, … (at least one).
-        angle: Vec<f64>,
+        /// The angle φ(t).
+        angle: Profile,
     },
     /// Each coordinate harmonic: `r_i = offset_i + amplitude_i sin(2π frequency_i t + phase_i)`
     /// (frequencies in cycles per unit time, phases in radians).
@@ -113,7 +114,7 @@ impl Path {
                 start,
                 angle,
             } => {
-                let (phi, phi1, phi2) = polynomial(angle, t, 0.0);
+                let (phi, phi1, phi2) = angle.at(t);
                 let e2 = normal.cross(start);
                 let radial = start * phi.cos() + e2 * phi.sin();
                 let tangent = -start * phi.sin() + e2 * phi.cos();
@@ -165,9 +166,7 @@ impl Path {
                         "a circle's radius must be positive, found {radius}"
                     ));
                 }
-                if angle.is_empty() || !angle.iter().all(|a| a.is_finite()) {
-                    return Err("a circle path needs finite angle coefficients".into());
-                }
+                angle.check("angle")?;
                 if !center.iter().all(|x| x.is_finite()) {
                     return Err("a circle's centre must be finite".into());
                 }
@@ -217,7 +216,7 @@ mod tests {
             radius: 1.0,
             normal: Vec3::z(),
             start: Vec3::x(),
-            angle: vec![0.0, 0.0, 0.5],
+            angle: Profile::Polynomial(vec![0.0, 0.0, 0.5]),
         };
         let (r, v, a) = path.at(2.0);
         assert!((r - Vec3::new(2f64.cos(), 2f64.sin(), 0.0)).norm() < 1e-15);

@@ -941,16 +941,11 @@ fn read_path(t: &Table) -> Option<Path> {
         let radius = positive(t, "radius", "a positive length");
         let normal = vec3(t, "normal", "[x, y, z]");
         let start = vec3(t, "start", "[x, y, z], the direction of angle 0");
-        let angle = t
-            .required(
-                "angle",
-                "[a₀, a₁, …] in radians: φ(t) = a₀ + a₁ t + a₂ t² + …",
-            )
-            .and_then(|v| {
-                let items = v.array()?;
-                let a: Vec<f64> = items.iter().filter_map(Value::number).collect();
-                (a.len() == items.len() && !a.is_empty()).then_some(a)
-            });
+        let angle = profiles::read_profile(
+            t,
+            "angle",
+            "[a₀, a₁, …] in radians: φ(t) = a₀ + a₁ t + a₂ t² + …",
+        );
         let (normal, start) = (normal?, start?);
         let n = normal.norm();
         let s = start - normal * start.dot(&normal) / (n * n).max(f64::MIN_POSITIVE);
