@@ -1,7 +1,8 @@
 //! The keys of time functions that are not polynomials (issue 36's drivers and trajectories):
-//! a driver's `angle` or `position`, and a `point_on_path` joint's `path`, given as a
-//! harmonic or as a table of times and values. A driver's value is an array (the polynomial's
-//! coefficients, as before) or a table `{ type = "harmonic" | "table", … }`.
+//! a driver's `angle` or `position`, a torque load's `torque`, a circle path's `angle`, and a
+//! `point_on_path` joint's `path`, given as a harmonic or as a table of times and values. A
+//! scalar function is an array (the polynomial's coefficients, as before) or a table
+//! `{ type = "harmonic" | "table", … }`.
 
 use crate::math::Vec3;
 use crate::scene::reader::{Table, Value};
@@ -12,8 +13,8 @@ use super::super::profile::{Profile, TimeTable, check_times};
 use super::coefficients;
 use super::keys::{vec3, vec3_or};
 
-/// A driver's profile under `key`: `[a₀, a₁, …]` (a polynomial, `what` says of what), or a
-/// harmonic or table.
+/// A scalar function of time under `key`: `[a₀, a₁, …]` (a polynomial, `what` says of what),
+/// or a harmonic or table.
 pub(super) fn read_profile(t: &Table, key: &str, what: &str) -> Option<Profile> {
     let v = t.required(
         key,
