@@ -132,8 +132,9 @@ fn ball_in_v(lift: f64) -> AssemblyWithSolids {
 /// window's ends, at most 2 m √(2gε) over 2 s, is 1.2 % of N at worst; measured 0.27 %, 520
 /// impulses, within the 0.38 % its measured largest speed allows). The
 /// driver holding each plate gives, between impulses, the torque the plate's weight needs,
-/// M g (L/2 cos α + T sin α) about the hinge (1e-9 N·m), the ball's share coming through the
-/// joints as the impulses' reactions.
+/// M g (L/2 cos α + T sin α) about the hinge (1e-9 N·m), and each hinge the plate's weight
+/// M g upwards (1e-9 N), the ball's share coming through the joints as the impulses'
+/// reactions.
 #[test]
 fn a_ball_comes_to_rest_in_a_v_of_two_hinged_plates_where_statics_puts_it() {
     let mut sim = ball_in_v(0.02);
@@ -144,6 +145,7 @@ fn a_ball_comes_to_rest_in_a_v_of_two_hinged_plates_where_statics_puts_it() {
     let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
     let mut fastest = 0.0_f64;
     let mut worst_torque = 0.0_f64;
+    let mut worst_hinge = 0.0_f64;
     let hold = M_PLATE * G * (L / 2.0 * c + T * s);
     let first_hit = |sim: &AssemblyWithSolids| sim.hits.len();
     let mut from = 0;
@@ -169,6 +171,10 @@ fn a_ball_comes_to_rest_in_a_v_of_two_hinged_plates_where_statics_puts_it() {
         for (j, sign) in [(1, -1.0), (3, 1.0)] {
             worst_torque = worst_torque.max((reactions[j].1.y + sign * hold).abs());
         }
+        // Each hinge carries its plate's weight (the driver's is a pure torque).
+        for j in [0, 2] {
+            worst_hinge = worst_hinge.max((reactions[j].0 - Vec3::z() * (M_PLATE * G)).norm());
+        }
     }
     let centre = sim.assembly.bodies()[2].pose().translation.vector;
     assert!(worst_x < 1e-9, "off the axis by {worst_x}");
@@ -181,6 +187,7 @@ fn a_ball_comes_to_rest_in_a_v_of_two_hinged_plates_where_statics_puts_it() {
         "still moving at {fastest}"
     );
     assert!(worst_torque < 1e-9, "holding torque off by {worst_torque}");
+    assert!(worst_hinge < 1e-9, "hinge force off by {worst_hinge}");
     // The impulses on each plate over the last 2 s.
     let n_closed = M_BALL * G / (2.0 * c);
     let along = R * s / c;
