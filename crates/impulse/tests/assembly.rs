@@ -8,7 +8,7 @@ use common::assemblies::{
 };
 use impulse::assembly::{
     Assembly, AssemblyBodyDesc, AssemblyError, AssemblySettings, Baumgarte, Handedness, Path,
-    Primitive,
+    Primitive, Profile,
 };
 use impulse::math::{Quat, Vec3};
 use impulse::multibody::{AppliedForces, Joint, JointKind, Link, Tree, Workspace};
@@ -320,7 +320,7 @@ fn v8_point_on_a_trajectory() {
         radius: 1.0,
         normal: Vec3::z(),
         start: Vec3::x(),
-        angle: vec![0.0, 0.0, 0.5],
+        angle: Profile::Polynomial(vec![0.0, 0.0, 0.5]),
     };
     let follow = Primitive::PointOnPath {
         point: Vec3::x(),

@@ -6,7 +6,7 @@ mod common;
 
 use common::assemblies::joint;
 use impulse::assembly::{
-    Assembly, AssemblyBodyDesc, AssemblySettings, LoadDesc, LoadKind, Primitive,
+    Assembly, AssemblyBodyDesc, AssemblySettings, LoadDesc, LoadKind, Primitive, Profile,
 };
 use impulse::math::{Quat, Vec3};
 
@@ -194,7 +194,7 @@ fn prescribed_torque_turns_a_hinged_body_as_integrated() {
         b,
         kind: LoadKind::Torque {
             axis: Vec3::new(0.0, 0.0, 2.0),
-            coefficients: vec![0.5, 0.3],
+            torque: Profile::Polynomial(vec![0.5, 0.3]),
         },
     };
     asm.add_load(torque(0, None)).unwrap();
@@ -259,7 +259,7 @@ fn driven_revolute_follows_its_angle_with_the_torque_it_needs() {
                 None,
                 Primitive::AngleDriver {
                     axis: Vec3::z(),
-                    angle: vec![0.0, 0.0, 1.0],
+                    angle: Profile::Polynomial(vec![0.0, 0.0, 1.0]),
                 },
             ),
         ],
@@ -323,7 +323,7 @@ fn slide_driver_pushes_with_m_x_ddot_plus_the_load() {
                 Primitive::SlideDriver {
                     anchor: start,
                     axis: Vec3::x(),
-                    position: vec![0.0, 0.0, 0.5, 0.2],
+                    position: Profile::Polynomial(vec![0.0, 0.0, 0.5, 0.2]),
                 },
             ),
         ],

@@ -9,6 +9,8 @@
 
 use crate::math::Vec3;
 
+use super::spline;
+
 /// A parametric curve `r(u)`.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Curve {
@@ -57,35 +59,7 @@ impl Curve {
         for i in 1..n {
             knots[i] = knots[i - 1] + (points[i] - points[i - 1]).norm();
         }
-        // Natural cubic spline (second derivatives M at the knots, M₀ = M_{n−1} = 0):
-        // h_{i−1} M_{i−1} + 2 (h_{i−1} + h_i) M_i + h_i M_{i+1}
-        //   = 6 ((P_{i+1} − P_i)/h_i − (P_i − P_{i−1})/h_{i−1}), solved by the Thomas algorithm
-        // (the system is strictly diagonally dominant).
-        let mut second = vec![Vec3::zeros(); n];
-        if n > 2 {
-            let h: Vec<f64> = (0..n - 1).map(|i| knots[i + 1] - knots[i]).collect();
-            let m = n - 2;
-            let mut diag = vec![0.0; m];
-            let mut rhs = vec![Vec3::zeros(); m];
-            let mut upper = vec![0.0; m];
-            for k in 0..m {
-                let i = k + 1;
-                diag[k] = 2.0 * (h[i - 1] + h[i]);
-                upper[k] = h[i];
-                rhs[k] = ((points[i + 1] - points[i]) / h[i]
-                    - (points[i] - points[i - 1]) / h[i - 1])
-                    * 6.0;
-            }
-            for k in 1..m {
-                let w = h[k] / diag[k - 1];
-                diag[k] -= w * upper[k - 1];
-                rhs[k] = rhs[k] - rhs[k - 1] * w;
-            }
-            second[m] = rhs[m - 1] / diag[m - 1];
-            for k in (0..m - 1).rev() {
-                second[k + 1] = (rhs[k] - second[k + 2] * upper[k]) / diag[k];
-            }
-        }
+        let second = spline::natural_second(&knots, &points, Vec3::zeros());
         Self::Spline {
             points,
             knots,
@@ -122,28 +96,7 @@ impl Curve {
                 points,
                 knots,
                 second,
-            } => {
-                let n = points.len();
-                let (first, last) = (knots[0], knots[n - 1]);
-                if u < first || u > last {
-                    // Straight on from the nearer end, along its tangent.
-                    let end = if u < first { first } else { last };
-                    let (r, r1, _) = self.eval(end);
-                    return (r + r1 * (u - end), r1, Vec3::zeros());
-                }
-                // The segment [knots[i], knots[i + 1]] holding u (the last one for u = last).
-                let i = knots.partition_point(|&k| k <= u).clamp(1, n - 1) - 1;
-                let h = knots[i + 1] - knots[i];
-                let (a, b) = (knots[i + 1] - u, u - knots[i]);
-                let (m0, m1) = (second[i], second[i + 1]);
-                let c0 = points[i] / h - m0 * (h / 6.0);
-                let c1 = points[i + 1] / h - m1 * (h / 6.0);
-                (
-                    m0 * (a * a * a / (6.0 * h)) + m1 * (b * b * b / (6.0 * h)) + c0 * a + c1 * b,
-                    -m0 * (a * a / (2.0 * h)) + m1 * (b * b / (2.0 * h)) - c0 + c1,
-                    m0 * (a / h) + m1 * (b / h),
-                )
-            }
+            } => spline::natural_at(knots, points, second, u, Vec3::zeros()),
         }
     }
 

@@ -6,7 +6,7 @@
 
 use crate::math::{Pose, Vec3};
 
-use super::path::polynomial;
+use super::profile::Profile;
 use super::rows::Side;
 use super::{Assembly, AssemblyError};
 
@@ -39,9 +39,9 @@ pub enum LoadKind {
         /// ℓ₀ (≥ 0).
         rest_length: f64,
     },
-    /// A torque `τ(t) = Σ c_k t^k` about `axis` (unit after checking; it turns with B) on A, and
-    /// `−τ(t)` on B.
-    Torque { axis: Vec3, coefficients: Vec<f64> },
+    /// A torque `τ(t)` (a polynomial, a harmonic or a table) about `axis` (unit after
+    /// checking; it turns with B) on A, and `−τ(t)` on B.
+    Torque { axis: Vec3, torque: Profile },
     /// Kalra's piston force (§6.3, kalra.md §4.3): A's point at `point` (the wrist pin) moves
     /// in B's cylinder from `bottom` to `top` (points on its axis); with `y = 1` at the top and
     /// 0 at the bottom, the force on A is `−force · y` along the axis (towards the bottom) while
@@ -77,7 +77,7 @@ enum Compiled {
     },
     Torque {
         axis_b: Vec3,
-        coefficients: Vec<f64>,
+        torque: Profile,
     },
     Piston {
         p_a: Vec3,
@@ -126,13 +126,11 @@ impl LoadDesc {
                     }
                 }
             }
-            LoadKind::Torque { axis, coefficients } => {
+            LoadKind::Torque { axis, torque } => {
                 if !finite(axis) || axis.norm() <= 1e-12 {
                     return Err("`axis` must be a finite, non-zero direction".into());
                 }
-                if coefficients.is_empty() || !coefficients.iter().all(|c| c.is_finite()) {
-                    return Err("`torque` needs at least one finite coefficient".into());
-                }
+                torque.check("torque")?;
             }
             LoadKind::Piston {
                 point,
@@ -275,11 +273,8 @@ impl Load {
                 let f = -n * (stiffness * (length - rest_length) + damping * rate);
                 self.push(applied, f, (&pa, side_a), (&pb, &side_b));
             }
-            Compiled::Torque {
-                axis_b,
-                coefficients,
-            } => {
-                let (tau, _, _) = polynomial(coefficients, t, 0.0);
+            Compiled::Torque { axis_b, torque } => {
+                let (tau, _, _) = torque.at(t);
                 let torque = pose_b.rotation * axis_b * tau;
                 applied[self.a].1 += torque;
                 if let Some(b) = self.b {
@@ -331,9 +326,9 @@ impl Assembly {
                 damping,
                 rest_length,
             },
-            LoadKind::Torque { axis, coefficients } => Compiled::Torque {
+            LoadKind::Torque { axis, torque } => Compiled::Torque {
                 axis_b: pose_b.inverse_transform_vector(&axis.normalize()),
-                coefficients,
+                torque,
             },
             LoadKind::Piston {
                 point,

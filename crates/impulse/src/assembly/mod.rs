@@ -17,16 +17,19 @@
 //! collision response (`solids`; see `docs/ARCHITECTURE.md`, "Assemblies").
 
 pub mod balls;
+mod corners;
 mod curve;
 mod drift;
 mod impulse;
 mod loads;
 mod path;
 mod primitive;
+mod profile;
 mod rows;
 pub mod scene;
 pub mod solids;
 mod solve;
+mod spline;
 mod step;
 
 use std::fmt;
@@ -34,9 +37,10 @@ use std::fmt;
 use crate::math::{Mat3, Pose, Quat, Vec3, pose};
 
 pub use loads::{LoadDesc, LoadKind};
-pub use path::Path;
+pub use path::{Path, PathTable};
 use primitive::{Frame, Template};
 pub use primitive::{Handedness, Primitive};
+pub use profile::{Profile, TimeTable};
 use rows::{Row, Side};
 use solve::InverseMass;
 

@@ -2,6 +2,9 @@
 
 use crate::math::Vec3;
 
+use super::profile::{Profile, check_times, harmonic};
+use super::spline;
+
 /// A curve in space parametrised by time.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Path {
@@ -10,8 +13,9 @@ pub enum Path {
         /// The coefficients c₀, c₁, … (at least one).
         coefficients: Vec<Vec3>,
     },
-    /// A circle travelled at a polynomial angle: `r = c + R (cos φ e₁ + sin φ e₂)`, with
-    /// `e₂ = n × e₁` and `φ(t) = Σ_k a_k t^k` (radians).
+    /// A circle travelled at a prescribed angle: `r = c + R (cos φ e₁ + sin φ e₂)`, with
+    /// `e₂ = n × e₁` and `φ(t)` (radians) a polynomial, a harmonic (a swing along an arc) or a
+    /// table.
     Circle {
         /// Centre c.
         center: Vec3,
@@ -21,9 +25,66 @@ pub enum Path {
         normal: Vec3,
         /// Unit direction e₁ of angle 0, perpendicular to n.
         start: Vec3,
-        /// The angle's coefficients a₀, a₁, … (at least one).
-        angle: Vec<f64>,
+        /// The angle φ(t).
+        angle: Profile,
     },
+    /// Each coordinate harmonic: `r_i = offset_i + amplitude_i sin(2π frequency_i t + phase_i)`
+    /// (frequencies in cycles per unit time, phases in radians).
+    Harmonic {
+        offset: Vec3,
+        amplitude: Vec3,
+        frequency: Vec3,
+        phase: Vec3,
+    },
+    /// The natural cubic spline through given (time, point) pairs, each coordinate C²,
+    /// straight on beyond the first and last times.
+    Table(PathTable),
+}
+
+/// Points at times with the natural cubic spline through them; build it with
+/// [`PathTable::new`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathTable {
+    times: Vec<f64>,
+    points: Vec<Vec3>,
+    second: Vec<Vec3>,
+}
+
+impl PathTable {
+    /// The spline through `points` at `times`: at least two, every number finite, the times
+    /// strictly increasing, one point per time.
+    pub fn new(times: Vec<f64>, points: Vec<Vec3>) -> Result<Self, String> {
+        check_times(&times)?;
+        if points.len() != times.len() {
+            return Err(format!(
+                "`points` has {} entries for {} `times`; give one point per time",
+                points.len(),
+                times.len()
+            ));
+        }
+        if let Some(i) = points.iter().position(|p| !p.iter().all(|x| x.is_finite())) {
+            return Err(format!(
+                "`points[{i}]` must be finite, found {:?}",
+                points[i]
+            ));
+        }
+        let second = spline::natural_second(&times, &points, Vec3::zeros());
+        Ok(Self {
+            times,
+            points,
+            second,
+        })
+    }
+
+    /// The table's times.
+    pub fn times(&self) -> &[f64] {
+        &self.times
+    }
+
+    /// The table's points.
+    pub fn points(&self) -> &[Vec3] {
+        &self.points
+    }
 }
 
 /// Value, first and second derivative of `Σ c_k t^k`.
@@ -53,7 +114,7 @@ impl Path {
                 start,
                 angle,
             } => {
-                let (phi, phi1, phi2) = polynomial(angle, t, 0.0);
+                let (phi, phi1, phi2) = angle.at(t);
                 let e2 = normal.cross(start);
                 let radial = start * phi.cos() + e2 * phi.sin();
                 let tangent = -start * phi.sin() + e2 * phi.cos();
@@ -62,6 +123,22 @@ impl Path {
                     tangent * (*radius * phi1),
                     tangent * (*radius * phi2) - radial * (*radius * phi1 * phi1),
                 )
+            }
+            Self::Harmonic {
+                offset,
+                amplitude,
+                frequency,
+                phase,
+            } => {
+                let (mut r, mut v, mut a) = (Vec3::zeros(), Vec3::zeros(), Vec3::zeros());
+                for i in 0..3 {
+                    (r[i], v[i], a[i]) =
+                        harmonic(offset[i], amplitude[i], frequency[i], phase[i], t);
+                }
+                (r, v, a)
+            }
+            Self::Table(table) => {
+                spline::natural_at(&table.times, &table.points, &table.second, t, Vec3::zeros())
             }
         }
     }
@@ -89,9 +166,7 @@ impl Path {
                         "a circle's radius must be positive, found {radius}"
                     ));
                 }
-                if angle.is_empty() || !angle.iter().all(|a| a.is_finite()) {
-                    return Err("a circle path needs finite angle coefficients".into());
-                }
+                angle.check("angle")?;
                 if !center.iter().all(|x| x.is_finite()) {
                     return Err("a circle's centre must be finite".into());
                 }
@@ -104,6 +179,26 @@ impl Path {
                     );
                 }
             }
+            Self::Harmonic {
+                offset,
+                amplitude,
+                frequency,
+                phase,
+            } => {
+                let finite = |v: &Vec3| v.iter().all(|x| x.is_finite());
+                if !(finite(offset) && finite(amplitude) && finite(phase)) {
+                    return Err(
+                        "a harmonic path's offset, amplitude and phase must be finite".into(),
+                    );
+                }
+                if !frequency.iter().all(|f| f.is_finite() && *f >= 0.0) {
+                    return Err(format!(
+                        "a harmonic path's frequencies must be finite and not negative, found {frequency:?}"
+                    ));
+                }
+            }
+            // Checked when it was built.
+            Self::Table(_) => {}
         }
         Ok(())
     }
@@ -121,7 +216,7 @@ mod tests {
             radius: 1.0,
             normal: Vec3::z(),
             start: Vec3::x(),
-            angle: vec![0.0, 0.0, 0.5],
+            angle: Profile::Polynomial(vec![0.0, 0.0, 0.5]),
         };
         let (r, v, a) = path.at(2.0);
         assert!((r - Vec3::new(2f64.cos(), 2f64.sin(), 0.0)).norm() < 1e-15);

@@ -7,7 +7,8 @@
 use crate::math::{Pose, Vec3, orthonormal_basis};
 
 use super::curve::{self, Curve};
-use super::path::{Path, polynomial};
+use super::path::Path;
+use super::profile::Profile;
 use super::rows::{self, Row, Side};
 
 /// Handedness of a screw: right-handed screws advance along +axis when turned positively about
@@ -88,9 +89,10 @@ pub enum Primitive {
         handedness: Handedness,
     },
     /// A's point stays on B's polyline through `points` (2 rows: across the current segment).
-    /// A corner is passed when a step ends past it: the point moves onto the next segment with
-    /// its velocity projected onto it (a perfectly inelastic kink; the kinetic energy lost is
-    /// counted as constraint work). The end segments continue as straight lines.
+    /// A corner is located inside the step that reaches it (`corners`, `step::advance`):
+    /// there the point moves onto the next segment with its velocity projected onto it (a
+    /// perfectly inelastic kink; the kinetic energy lost is counted as constraint work). The
+    /// end segments continue as straight lines.
     PointOnPolyline { point: Vec3, points: Vec<Vec3> },
     /// A's point stays on B's natural cubic spline through `points` (chord-length knots,
     /// straight beyond the ends; 2 rows).
@@ -103,19 +105,19 @@ pub enum Primitive {
         axis: Vec3,
         radius: f64,
     },
-    /// A driver: A's rotation relative to B about `axis` (fixed in B) follows
-    /// `θ(t) = Σ a_k t^k` (radians, from the initial pose, so a₀ = 0), a rheonomic row whose
-    /// force is the torque that drives it. Use it with a joint that keeps A's axis along B's
-    /// (revolute, cylindrical) (1 row).
-    AngleDriver { axis: Vec3, angle: Vec<f64> },
+    /// A driver: A's rotation relative to B about `axis` (fixed in B) follows `θ(t)`
+    /// (radians, from the initial pose, so θ(0) = 0; a polynomial, a harmonic or a table), a
+    /// rheonomic row whose force is the torque that drives it. Use it with a joint that keeps
+    /// A's axis along B's (revolute, cylindrical) (1 row).
+    AngleDriver { axis: Vec3, angle: Profile },
     /// A driver: A's point at `anchor` slides along B's `axis` (fixed in B, through the
-    /// anchor) by `s(t) = Σ a_k t^k` (a length, from the initial pose, so a₀ = 0), a rheonomic
-    /// row whose force is the one that drives it. Use it with a joint that keeps A's point on
-    /// B's axis (prismatic, cylindrical) (1 row).
+    /// anchor) by `s(t)` (a length, from the initial pose, so s(0) = 0; a polynomial, a
+    /// harmonic or a table), a rheonomic row whose force is the one that drives it. Use it with
+    /// a joint that keeps A's point on B's axis (prismatic, cylindrical) (1 row).
     SlideDriver {
         anchor: Vec3,
         axis: Vec3,
-        position: Vec<f64>,
+        position: Profile,
     },
 }
 
@@ -296,10 +298,7 @@ impl Primitive {
             }
             Self::AngleDriver { axis, angle } => {
                 direction("axis", axis)?;
-                if angle.is_empty() || !angle.iter().all(|a| a.is_finite()) {
-                    return Err("`angle` needs at least one finite coefficient".into());
-                }
-                Ok(())
+                angle.check("angle")
             }
             Self::SlideDriver {
                 anchor,
@@ -308,10 +307,7 @@ impl Primitive {
             } => {
                 finite("anchor", anchor)?;
                 direction("axis", axis)?;
-                if position.is_empty() || !position.iter().all(|a| a.is_finite()) {
-                    return Err("`position` needs at least one finite coefficient".into());
-                }
-                Ok(())
+                position.check("position")
             }
         }
     }
@@ -560,20 +556,20 @@ pub(crate) enum Template {
         k: usize,
     },
     /// `θ − θ_d(t)`, θ the turn of A's `e1` about B's `d` from B's `e1`, unwrapped from
-    /// `theta` (as for the screw), θ_d the polynomial `angle`.
+    /// `theta` (as for the screw), θ_d the profile `angle`.
     Driver {
         d_b: Vec3,
         e1_b: Vec3,
         e1_a: Vec3,
         theta: f64,
-        angle: Vec<f64>,
+        angle: Profile,
     },
-    /// `u·(p_a − o) − s(t)`, s the polynomial `position`.
+    /// `u·(p_a − o) − s(t)`, s the profile `position`.
     Slide {
         p_a: Vec3,
         u_b: Vec3,
         o_b: Vec3,
-        position: Vec<f64>,
+        position: Profile,
     },
     /// `(|q|² − R²) / 2R`, `q` the part of `p_a − o` across B's axis `d`.
     Cylinder {
@@ -678,7 +674,7 @@ impl Template {
                     &d,
                     *theta,
                 );
-                rows::driven_angle(&a.side, &b.side, &d, now, polynomial(angle, t, 0.0))
+                rows::driven_angle(&a.side, &b.side, &d, now, angle.at(t))
             }
             Self::Slide {
                 p_a,
@@ -695,7 +691,7 @@ impl Template {
                     &zero,
                     &zero,
                 );
-                rows::drive(&mut row, polynomial(position, t, 0.0));
+                rows::drive(&mut row, position.at(t));
                 row
             }
             Self::Cylinder {
@@ -726,6 +722,32 @@ impl Template {
         let raw = from.cross(to).dot(axis).atan2(from.dot(to));
         let tau = std::f64::consts::TAU;
         raw + tau * ((near - raw) / tau).round()
+    }
+
+    /// A polyline's segment, for its first row (`None` for every other row).
+    pub fn polyline_segment(&self) -> Option<usize> {
+        match self {
+            Self::Curve {
+                curve: curve @ Curve::Polyline { .. },
+                u,
+                k: 0,
+                ..
+            } => Some(curve.piece(*u)),
+            _ => None,
+        }
+    }
+
+    /// A curve row's parameter for A's point with A at `pose_a` and B at `pose_b`, found from
+    /// the row's stored parameter (on a polyline: on the line of its stored segment).
+    pub fn parameter_at(&self, pose_a: &Pose, pose_b: &Pose) -> Option<f64> {
+        match self {
+            Self::Curve { p_a, curve, u, .. } => {
+                let p = pose_a.transform_point(&(*p_a).into());
+                let x = pose_b.inverse_transform_point(&p).coords;
+                Some(curve.closest(&x, *u).0)
+            }
+            _ => None,
+        }
     }
 
     /// Keeps a screw's unwrapped angle, and a curve's parameter, at the end of a step; true if

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path as FilePath, PathBuf};
 
-use crate::dynamics::PlacedShape;
+use crate::dynamics::{Material, PlacedShape};
 use crate::math::{Mat3, Quat, Vec3};
 use crate::scene::reader::{Context, Table, Value};
 use crate::scene::world_table::RunHeader;
@@ -23,6 +23,7 @@ use super::{
 use keys::{body_ref, direction, ends, non_negative_or, positive, string, vec3, vec3_or};
 
 mod keys;
+mod profiles;
 mod run_keys;
 mod solids;
 
@@ -65,6 +66,9 @@ pub struct AssemblyScene {
     pub broad_phase: bool,
     /// `contact.sleep` and `contact.sleep_time`: when free bodies among solids sleep.
     pub sleep: SolidsSleep,
+    /// Each solid's own `restitution` and `friction` (`None`: `[contact]`'s), in the order of
+    /// `solids`.
+    pub materials: Vec<Option<Material>>,
 }
 
 impl AssemblyScene {
@@ -92,11 +96,16 @@ impl AssemblyScene {
             &self.exclude,
             &self.include,
         )
-        .map(|mut world| {
+        .and_then(|mut world| {
             world.solver = self.solver;
             world.broad_phase = self.broad_phase;
             world.sleep = self.sleep;
-            world
+            for (s, m) in self.materials.iter().enumerate() {
+                if let Some(m) = m {
+                    world.set_material(s, *m)?;
+                }
+            }
+            Ok(world)
         })
     }
 }
@@ -137,6 +146,8 @@ const BODY_KEYS: &[&str] = &[
     "shape",
     "shapes",
     "density",
+    "restitution",
+    "friction",
 ];
 const JOINT_TYPES: &[&str] = &[
     "spherical",
@@ -223,8 +234,10 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
     let mut body_spans = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut body_shapes = Vec::new();
+    let mut body_materials = Vec::new();
     for t in root.array_of_tables("bodies").unwrap_or_default() {
         if let Some((body, shapes)) = read_body(ctx, &t) {
+            body_materials.push(solids::read_material(&t, !shapes.is_empty()));
             body_shapes.push(shapes);
             if index.contains_key(&body.name) {
                 if let Some(v) = t.get("name") {
@@ -299,8 +312,10 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
     // Solids: each body's shapes (in body order), then the fixed ones.
     let mut solids: Vec<Solid> = Vec::new();
     let mut solid_spans = Vec::new();
+    let mut own_materials = Vec::new();
     for (b, shapes) in body_shapes.iter().enumerate() {
         if !shapes.is_empty() {
+            own_materials.push(body_materials[b]);
             solids.push(Solid {
                 name: bodies[b].name.clone(),
                 body: Some(b),
@@ -317,6 +332,7 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
         .enumerate()
     {
         if let Some((name, shapes, pose)) = solids::read_fixed(ctx, t, i) {
+            own_materials.push(solids::read_material(t, true));
             if index.contains_key(&name) || solids.iter().any(|s| s.name == name) {
                 t.error(format!(
                     "a second body or solid named `{name}`; names must be unique"
@@ -374,6 +390,17 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
     if ctx.error_count() > 0 {
         return None;
     }
+    // A solid's own value, or `[contact]`'s where it gave only one of the two.
+    let materials: Vec<Option<Material>> = own_materials
+        .iter()
+        .map(|m| match *m {
+            Some((None, None)) | None => None,
+            Some((e, mu)) => Some(Material {
+                restitution: e.unwrap_or(restitution),
+                friction: mu.unwrap_or(friction),
+            }),
+        })
+        .collect();
     // A striker's centre, given in the world, is fixed in its body's frame.
     for (s, c) in strikers.iter_mut().zip(&striker_centers) {
         let b = &bodies[s.body];
@@ -432,6 +459,7 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             solver: run.solver,
             broad_phase: run.broad_phase,
             sleep: run.sleep,
+            materials,
         }),
         Err(e) => {
             let (span, key) = match &e {
@@ -726,7 +754,7 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         "slide_driver" => Primitive::SlideDriver {
             anchor: vec3(t, "anchor", "a point on the axis [x, y, z]")?,
             axis: direction(t, "axis")?,
-            position: coefficients(
+            position: profiles::read_profile(
                 t,
                 "position",
                 "[a₀, a₁, …] as lengths: s(t) = a₀ + a₁ t + a₂ t² + …",
@@ -734,7 +762,7 @@ fn read_joint(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Jo
         },
         "angle_driver" => Primitive::AngleDriver {
             axis: direction(t, "axis")?,
-            angle: coefficients(
+            angle: profiles::read_profile(
                 t,
                 "angle",
                 "[a₀, a₁, …] in radians: θ(t) = a₀ + a₁ t + a₂ t² + …",
@@ -833,14 +861,14 @@ fn read_load(t: &Table, i: usize, bodies: &HashMap<String, usize>) -> Option<Loa
         }
         _ => {
             let axis = direction(t, "axis");
-            let torque = coefficients(
+            let torque = profiles::read_profile(
                 t,
                 "torque",
                 "[c₀, c₁, …]: τ(t) = c₀ + c₁ t + c₂ t² + … about the axis",
             );
             LoadKind::Torque {
                 axis: axis?,
-                coefficients: torque?,
+                torque: torque?,
             }
         }
     };
@@ -883,8 +911,14 @@ fn lead(t: &Table) -> Option<f64> {
 
 fn read_path(t: &Table) -> Option<Path> {
     let kind = t
-        .required("type", "\"polynomial\" or \"circle\"")
-        .and_then(|v| v.choice(&["polynomial", "circle"]))?;
+        .required(
+            "type",
+            "\"polynomial\", \"circle\", \"harmonic\" or \"table\"",
+        )
+        .and_then(|v| v.choice(&["polynomial", "circle", "harmonic", "table"]))?;
+    if kind == "harmonic" || kind == "table" {
+        return profiles::read_path(t, kind);
+    }
     let path = if kind == "polynomial" {
         t.reject_unknown(&["type", "coefficients"]);
         let v = t.required(
@@ -907,16 +941,11 @@ fn read_path(t: &Table) -> Option<Path> {
         let radius = positive(t, "radius", "a positive length");
         let normal = vec3(t, "normal", "[x, y, z]");
         let start = vec3(t, "start", "[x, y, z], the direction of angle 0");
-        let angle = t
-            .required(
-                "angle",
-                "[a₀, a₁, …] in radians: φ(t) = a₀ + a₁ t + a₂ t² + …",
-            )
-            .and_then(|v| {
-                let items = v.array()?;
-                let a: Vec<f64> = items.iter().filter_map(Value::number).collect();
-                (a.len() == items.len() && !a.is_empty()).then_some(a)
-            });
+        let angle = profiles::read_profile(
+            t,
+            "angle",
+            "[a₀, a₁, …] in radians: φ(t) = a₀ + a₁ t + a₂ t² + …",
+        );
         let (normal, start) = (normal?, start?);
         let n = normal.norm();
         let s = start - normal * start.dot(&normal) / (n * n).max(f64::MIN_POSITIVE);

@@ -18,7 +18,7 @@
 
 use crate::collision::manifold::manifold;
 use crate::collision::{CollisionModel, NarrowStats, PairCache, closest};
-use crate::dynamics::PlacedShape;
+use crate::dynamics::{Material, PlacedShape};
 use crate::math::{Mat3, Point, Pose, Vec3, orthonormal_basis};
 use crate::response::{Microcollisions, ResponseKind, RestitutionLaw, respond};
 
@@ -147,6 +147,8 @@ pub struct AssemblyWithSolids {
     pub sleep: SolidsSleep,
     /// Each body's sleep.
     sleepers: Vec<sleep::BodySleep>,
+    /// Each solid's own material (`None`: the settings' restitution and friction).
+    materials: Vec<Option<Material>>,
 }
 
 impl AssemblyWithSolids {
@@ -252,7 +254,9 @@ impl AssemblyWithSolids {
             trials: 0,
             sleep: SolidsSleep::default(),
             sleepers: Vec::new(),
+            materials: Vec::new(),
         };
+        world.materials = vec![None; world.solids.len()];
         world.sleepers = world.initial_sleep();
         let count = world.solids.len();
         world.pair_index = vec![usize::MAX; count * count];
@@ -288,6 +292,39 @@ impl AssemblyWithSolids {
     /// The contact settings.
     pub fn settings(&self) -> &ContactSettings {
         &self.settings
+    }
+
+    /// Gives solid `s` its own friction and restitution (without one, a solid has the
+    /// settings' `friction` and `restitution`).
+    pub fn set_material(&mut self, s: usize, material: Material) -> Result<(), AssemblyError> {
+        let Some(solid) = self.solids.get(s) else {
+            return Err(AssemblyError::Body {
+                body: String::new(),
+                message: format!("no solid {s} (there are {})", self.solids.len()),
+            });
+        };
+        material.check().map_err(|e| AssemblyError::Body {
+            body: solid.name.clone(),
+            message: e.to_string(),
+        })?;
+        self.materials[s] = Some(material);
+        Ok(())
+    }
+
+    /// Solid `s`'s friction and restitution: its own, or the settings'.
+    pub fn material(&self, s: usize) -> Material {
+        self.materials[s].unwrap_or(Material {
+            friction: self.settings.friction,
+            restitution: self.settings.restitution,
+        })
+    }
+
+    /// The friction and restitution of a contact between solids `i` and `k`: the mean of
+    /// theirs, as between two bodies of the world with no pair override
+    /// (`Material::mean`). Two solids with no material of their own get the settings'
+    /// values exactly (½(x + x) = x).
+    pub fn contact_material(&self, i: usize, k: usize) -> Material {
+        self.material(i).mean(&self.material(k))
     }
     /// Current time.
     pub fn time(&self) -> f64 {
@@ -676,6 +713,7 @@ impl AssemblyWithSolids {
         let s = self.settings;
         let (i, k) = self.pairs[p];
         let (a, b) = (self.solids[i].body, self.solids[k].body);
+        let material = self.contact_material(i, k);
         let point = *point;
         let n = c.normal;
         let velocity = |body: Option<usize>| {
@@ -715,15 +753,15 @@ impl AssemblyWithSolids {
             Microcollisions {
                 threshold_speed,
                 epsilon: s.envelope,
-                max_restitution: s.restitution,
+                max_restitution: material.restitution,
                 rebound_speed: 0.25 * threshold_speed * closing.sqrt(),
             }
         });
-        let e = if inelastic { 0.0 } else { s.restitution };
+        let e = if inelastic { 0.0 } else { material.restitution };
         let (outcome, kind) = respond(
             &k_local,
             &u_local,
-            s.friction,
+            material.friction,
             e,
             RestitutionLaw::Stronge,
             c.distance,

@@ -5,7 +5,7 @@ use crate::math::{Quat, Vec3};
 
 use super::rows::{Row, Side};
 use super::solve::{self, Solution};
-use super::{Assembly, AssemblyError, BodyState};
+use super::{Assembly, AssemblyError, BodyState, corners};
 
 /// Residual (relative to the largest right side, or 1) above which dropped rows count as an
 /// inconsistent demand rather than rounding or drift.
@@ -241,25 +241,38 @@ fn wrong_modes(asm: &Assembly) -> Vec<usize> {
         .collect()
 }
 
-/// Piston `load`'s stroke rate after one RK4 step from `from` to `from.time + tau`.
-fn rate_after(from: &Assembly, load: usize, tau: f64) -> Result<f64, AssemblyError> {
+/// `value` of the state after one RK4 step from `from` to `from.time + tau`.
+fn value_after(
+    from: &Assembly,
+    tau: f64,
+    value: &impl Fn(&Assembly) -> f64,
+) -> Result<f64, AssemblyError> {
     let mut trial = from.clone();
     if tau > 0.0 {
         rk4(&mut trial, from.time + tau)?;
     }
-    let (sides, poses) = trial.frames(&trial.states());
-    Ok(trial.loads[load]
-        .stroke_rate(&sides, &poses)
-        .unwrap_or_default())
+    Ok(value(&trial))
 }
 
-/// When, within the step from `from` to `end`, piston `load`'s stroke rate crosses zero: the
-/// Illinois variant of regula falsi on the rate after a step of length τ (each trial a whole RK4
-/// step from the start), to 1e-12 of the step. Returns the time just past the crossing.
-fn crossing(from: &Assembly, load: usize, end: f64) -> Result<f64, AssemblyError> {
+/// Piston `load`'s stroke rate in `asm`.
+fn stroke_rate(asm: &Assembly, load: usize) -> f64 {
+    let (sides, poses) = asm.frames(&asm.states());
+    asm.loads[load]
+        .stroke_rate(&sides, &poses)
+        .unwrap_or_default()
+}
+
+/// When, within the step from `from` to `end`, `value` of the state crosses zero: the Illinois
+/// variant of regula falsi on the value after a step of length τ (each trial a whole RK4 step
+/// from the start), to 1e-12 of the step. Returns the time just past the crossing.
+fn crossing(
+    from: &Assembly,
+    end: f64,
+    value: impl Fn(&Assembly) -> f64,
+) -> Result<f64, AssemblyError> {
     let h = end - from.time;
     let (mut a, mut b) = (0.0, h);
-    let (mut fa, mut fb) = (rate_after(from, load, a)?, rate_after(from, load, b)?);
+    let (mut fa, mut fb) = (value_after(from, a, &value)?, value_after(from, b, &value)?);
     if fa == 0.0 || fa * fb > 0.0 {
         return Ok(from.time + a);
     }
@@ -269,7 +282,7 @@ fn crossing(from: &Assembly, load: usize, end: f64) -> Result<f64, AssemblyError
             break;
         }
         let c = ((a * fb - b * fa) / (fb - fa)).clamp(a, b);
-        let fc = rate_after(from, load, c)?;
+        let fc = value_after(from, c, &value)?;
         if fc == 0.0 {
             return Ok(from.time + c);
         }
@@ -290,43 +303,61 @@ fn crossing(from: &Assembly, load: usize, end: f64) -> Result<f64, AssemblyError
     Ok(from.time + b)
 }
 
-/// One step to `end` with the pistons' switches located inside it (kalra.md §4.3: the piston
-/// force jumps at the top; integrating across the jump would cost RK4 its order). A step that
-/// ends with a piston in the wrong mode is taken again up to the earliest crossing, the piston
-/// switched there, and the rest of the step taken in the new mode. Without pistons this is
-/// [`rk4`]. The step count stays one per grid step.
+/// One step to `end` with the pistons' switches and the polyline corners located inside it
+/// (kalra.md §4.3: the piston force jumps at the top; integrating across the jump would cost
+/// RK4 its order; a point carried past a corner would run off the curve along the old
+/// segment's line until the step's end, `corners`). A step that ends with a piston in the
+/// wrong mode, or a point on another segment, is taken again up to the earliest crossing; a
+/// piston is switched there (a corner is passed by that step's own end), and the rest of the
+/// step taken. Without either this is [`rk4`]. The step count stays one per grid step.
 pub(crate) fn advance(asm: &mut Assembly, end: f64) -> Result<(), AssemblyError> {
-    if !asm.loads.iter().any(|l| l.switches()) {
+    let pistons = asm.loads.iter().any(|l| l.switches());
+    if !pistons && !asm.has_polylines() {
         return rk4(asm, end);
     }
     let steps = asm.steps;
     let h = end - asm.time;
-    // A few switches at most per step (one per piston, twice); the bound only guards a loop.
-    for _ in 0..4 * asm.loads.len() + 4 {
+    // A few events at most per step (one per piston, twice; a corner per short segment); the
+    // bound only guards a loop.
+    for _ in 0..4 * (asm.loads.len() + asm.joints.len()) + 4 {
         if end - asm.time <= 1e-12 * h {
             break;
         }
         let saved = asm.clone();
         rk4(asm, end)?;
         let wrong = wrong_modes(asm);
-        if wrong.is_empty() {
+        let corners = corners::passed(&saved, asm);
+        if wrong.is_empty() && corners.is_empty() {
             break;
         }
-        let mut first = (end, wrong[0]);
+        // The earliest event: a piston's index, or none for a corner.
+        let mut first = (end, wrong.first().copied());
         for &i in &wrong {
-            let t = crossing(&saved, i, end)?;
+            let t = crossing(&saved, end, |a| stroke_rate(a, i))?;
             if t < first.0 {
-                first = (t, i);
+                first = (t, Some(i));
             }
+        }
+        for &c in &corners {
+            let t = crossing(&saved, end, |a| corners::excess(&saved, c, a))?;
+            if t < first.0 {
+                first = (t, None);
+            }
+        }
+        if first.0 <= saved.time && first.1.is_none() {
+            // A corner passed at the step's very start: the step as taken passes it.
+            break;
         }
         *asm = saved;
         if first.0 > asm.time {
             rk4(asm, first.0)?;
         }
-        asm.loads[first.1].switch();
-        for i in wrong_modes(asm) {
-            if i != first.1 {
-                asm.loads[i].switch();
+        if let Some(load) = first.1 {
+            asm.loads[load].switch();
+            for i in wrong_modes(asm) {
+                if i != load {
+                    asm.loads[i].switch();
+                }
             }
         }
     }

@@ -21,6 +21,16 @@ impl Default for Material {
 }
 
 impl Material {
+    /// The material of a contact between a body of this material and one of `other`, with no
+    /// override: the mean of the two friction coefficients and of the two restitutions (the
+    /// world's rule, docs/scene-format.md `[[pairs]]`; assemblies' solids use it too).
+    pub(crate) fn mean(&self, other: &Material) -> Material {
+        Material {
+            friction: 0.5 * (self.friction + other.friction),
+            restitution: 0.5 * (self.restitution + other.restitution),
+        }
+    }
+
     /// Checks that friction is finite and at least 0 and restitution lies in [0, 1].
     pub fn check(&self) -> Result<(), MaterialError> {
         if !(self.friction.is_finite() && self.friction >= 0.0) {

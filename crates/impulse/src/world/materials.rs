@@ -86,9 +86,6 @@ impl<'a> MaterialTable<'a> {
         {
             return m;
         }
-        Material {
-            friction: 0.5 * (ma.friction + mb.friction),
-            restitution: 0.5 * (ma.restitution + mb.restitution),
-        }
+        ma.mean(mb)
     }
 }

@@ -12,7 +12,45 @@ use crate::scene::read_shape_table;
 use crate::scene::reader::{Context, Table, Value};
 
 /// The keys of a `[[fixed]]` table.
-pub(super) const FIXED_KEYS: &[&str] = &["name", "shape", "shapes", "position", "orientation"];
+pub(super) const FIXED_KEYS: &[&str] = &[
+    "name",
+    "shape",
+    "shapes",
+    "position",
+    "orientation",
+    "restitution",
+    "friction",
+];
+
+/// A solid's own `restitution` and `friction` as given (either may be left to `[contact]`'s).
+pub(super) type OwnMaterial = (Option<f64>, Option<f64>);
+
+/// A body's or fixed solid's `restitution` (in [0, 1]) and `friction` (≥ 0), which only a
+/// solid (a body with shapes, a fixed solid) may give; `None` after an error, which is
+/// reported.
+pub(super) fn read_material(t: &Table, has_shapes: bool) -> Option<OwnMaterial> {
+    let (e, mu) = (t.get("restitution"), t.get("friction"));
+    if !has_shapes && let Some(v) = e.as_ref().or(mu.as_ref()) {
+        v.error("`restitution` and `friction` are a solid's: give the body a `shape` (or `shapes`), or set them for every contact in `[contact]`");
+        return None;
+    }
+    let restitution = match e {
+        Some(v) => match v.number() {
+            Some(x) if (0.0..=1.0).contains(&x) => Some(Some(x)),
+            Some(x) => {
+                v.error(format!("restitution must be in [0, 1], found {x}"));
+                None
+            }
+            None => None,
+        },
+        None => Some(None),
+    };
+    let friction = match mu {
+        Some(v) => v.non_negative().map(Some),
+        None => Some(None),
+    };
+    Some((restitution?, friction?))
+}
 
 /// A body's or fixed solid's `shape` or `shapes` (empty when neither is given; `None` after an
 /// error, which is reported).

@@ -276,11 +276,25 @@ impl AssemblyWithSolids {
             .zip(&u0)
             .zip(&micro)
             .any(|((t, u), &m)| t.normal.dot(u) < 0.0 && !m);
+        // Each touch's material (its two solids' mean, `AssemblyWithSolids::contact_material`).
+        let materials: Vec<_> = touches
+            .iter()
+            .map(|t| {
+                let (i, k) = self.pairs[t.pair];
+                self.contact_material(i, k)
+            })
+            .collect();
+        let friction: Vec<f64> = materials.iter().map(|m| m.friction).collect();
+        // The largest restitution e, and each touch's share of it (1 where all are equal).
         let e = if collision && !inelastic {
-            s.restitution
+            materials.iter().map(|m| m.restitution).fold(0.0, f64::max)
         } else {
             0.0
         };
+        let share: Vec<f64> = materials
+            .iter()
+            .map(|m| if e > 0.0 { m.restitution / e } else { 0.0 })
+            .collect();
         let mut total = vec![Vec3::zeros(); n];
         let add = |total: &mut Vec<Vec3>, p: &[Vec3]| {
             for (t, q) in total.iter_mut().zip(p) {
@@ -289,7 +303,7 @@ impl AssemblyWithSolids {
         };
         // 1. Compression.
         let energy = self.assembly.kinetic_energy();
-        let Some(compression) = compress(touches, w, &u0, s.friction) else {
+        let Some(compression) = compress(touches, w, &u0, &friction) else {
             return self.pairwise(touches, inelastic);
         };
         self.assembly.apply_touch_impulses(touches, &compression)?;
@@ -297,10 +311,12 @@ impl AssemblyWithSolids {
         // 2. Restitution (Poisson), lowered if it would add energy.
         if e > 0.0 {
             let loss = (self.assembly.kinetic_energy() - energy).min(0.0);
+            // Poisson restitution e_k P_N,k at each touch: e times its share of e.
             let pn: Vec<f64> = touches
                 .iter()
                 .zip(&compression)
-                .map(|(t, p)| t.normal.dot(p))
+                .zip(&share)
+                .map(|((t, p), &r)| r * t.normal.dot(p))
                 .collect();
             let after = speeds(&self.assembly);
             let linear: f64 = (0..n)
@@ -335,7 +351,7 @@ impl AssemblyWithSolids {
             if !approaching(touches, &now) {
                 break;
             }
-            let Some(more) = compress(touches, w, &now, s.friction) else {
+            let Some(more) = compress(touches, w, &now, &friction) else {
                 break;
             };
             self.assembly.apply_touch_impulses(touches, &more)?;
@@ -467,8 +483,11 @@ fn lemke(m: &DMatrix<f64>, q: &DVector<f64>) -> Option<DVector<f64>> {
 
 /// The compression phase: the inelastic impulses (on A, world) with pyramid friction, for
 /// relative velocities `u` (module comment, phase 1); `None` if Lemke finds no solution.
-fn compress(touches: &[Touch], w: &[Mat3], u: &[Vec3], mu: f64) -> Option<Vec<Vec3>> {
+fn compress(touches: &[Touch], w: &[Mat3], u: &[Vec3], mu: &[f64]) -> Option<Vec<Vec3>> {
     let n = touches.len();
+    // Frictionless when every touch is; otherwise each touch has its pyramid (a touch with
+    // μ = 0 then gets β = 0 from its own λ row).
+    let frictionless = mu.iter().all(|&m| m == 0.0);
     // Per touch: the impulse directions (normal, then the pyramid's sides) and the offset of
     // its unknowns (P_N, β₁…β₄, λ with friction; P_N alone without).
     let directions: Vec<Vec<Vec3>> = touches
@@ -476,7 +495,7 @@ fn compress(touches: &[Touch], w: &[Mat3], u: &[Vec3], mu: f64) -> Option<Vec<Ve
         .zip(u)
         .map(|(t, v)| {
             let normal = t.normal;
-            if mu == 0.0 {
+            if frictionless {
                 return vec![normal];
             }
             let slip = v - normal * normal.dot(v);
@@ -489,7 +508,7 @@ fn compress(touches: &[Touch], w: &[Mat3], u: &[Vec3], mu: f64) -> Option<Vec<Ve
             vec![normal, t1, t2, -t1, -t2]
         })
         .collect();
-    let width = if mu == 0.0 { 1 } else { SIDES + 2 };
+    let width = if frictionless { 1 } else { SIDES + 2 };
     let size = n * width;
     let mut m = DMatrix::zeros(size, size);
     let mut q = DVector::zeros(size);
@@ -504,13 +523,13 @@ fn compress(touches: &[Touch], w: &[Mat3], u: &[Vec3], mu: f64) -> Option<Vec<Ve
                 }
             }
         }
-        if mu > 0.0 {
+        if !frictionless {
             let lambda = i * width + SIDES + 1;
             for k in 1..=SIDES {
                 m[(i * width + k, lambda)] = 1.0;
                 m[(lambda, i * width + k)] = -1.0;
             }
-            m[(lambda, i * width)] = mu;
+            m[(lambda, i * width)] = mu[i];
         }
     }
     let z = lemke(&m, &q)?;
