@@ -27,6 +27,7 @@ use impulse::World;
 use impulse::lcp::{Basis, ContactBody, ContactLcp, ContactPoint, ContactSystem, LemkeOptions};
 use impulse::lcp::{Outcome, Start};
 use impulse::math::{Mat3, Point, Vec3};
+use impulse_bench::piles::exponent;
 use rapier3d_f64::prelude::*;
 
 #[path = "common/rapier_world.rs"]
@@ -147,19 +148,6 @@ fn time_per_call(mut f: impl FnMut()) -> f64 {
         calls += 1;
     }
     start.elapsed().as_secs_f64() / f64::from(calls)
-}
-
-/// The slope of log t against log n (least squares).
-fn exponent(points: &[(f64, f64)]) -> f64 {
-    let logs: Vec<(f64, f64)> = points.iter().map(|&(n, t)| (n.ln(), t.ln())).collect();
-    let m = logs.len() as f64;
-    let (sx, sy) = logs
-        .iter()
-        .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y));
-    let (mx, my) = (sx / m, sy / m);
-    let num: f64 = logs.iter().map(|&(x, y)| (x - mx) * (y - my)).sum();
-    let den: f64 = logs.iter().map(|&(x, _)| (x - mx) * (x - mx)).sum();
-    num / den
 }
 
 /// The most sweeps projected Gauss–Seidel is given (a row showing it did not converge).
