@@ -13,7 +13,7 @@ use super::contact::{ContactBody, ContactPoint, ContactSystem, apply_impulses, b
 use super::enumerate::basic_solutions;
 use super::impulse::{collide, ray_impulse};
 use super::lemke::{
-    Basis, LemkeOptions, Outcome, Solution, Start, check_ray, check_solution, solve,
+    Basis, LemkeOptions, Outcome, Ray, Solution, Start, check_ray, check_solution, solve,
 };
 use crate::math::{Mat3, Point, Vec3};
 use nalgebra::{DMatrix, DVector};
@@ -545,6 +545,58 @@ fn inconsistent_rod_ray_gives_the_impulse_and_then_a_consistent_force() {
     let f = system.frame(0).transpose() * lcp.contact_forces(&s.z)[0];
     let a = system.accelerations(&lcp.contact_forces(&s.z))[0];
     assert!(f.x > 0.0 && a.x.abs() < 1e-12 && f.y.abs() <= mu * f.x * (1.0 + 1e-12));
+}
+
+/// Regression (issue 35, a 3-2-1 pyramid of cubes under constraint contact): a ray Lemke read
+/// off rounding, whose direction barely touches the one sliding contact (a slip rate of 1e-12
+/// per unit) but pushes hard at another, was scaled by that rate's reciprocal: a group's
+/// members reached 1e12 m/s and the event loop stalled on their envelopes. A ray's impulse
+/// stops a slide and takes energy out (each contact does the work `Pᵢ·(sᵢ + sᵢ⁺)/2 ≤ 0`);
+/// one that adds energy is refused (`None`: the caller answers by a collision solve), and
+/// the true ray of the inconsistent rod (V6) still gives its impulse, which takes energy out.
+#[test]
+fn a_ray_whose_impulse_would_add_energy_is_refused() {
+    let (theta, mu) = (baraff_theta(), baraff_mu());
+    let (body, tip) = rod(theta, 0.0, -1.0, 1.0, mu, 1.0 / 16.0);
+    // A second body: a unit ball resting on the ground on a frictionless contact.
+    let ball = ContactBody {
+        inverse_mass: 1.0,
+        inverse_inertia: Mat3::identity() * 2.5,
+        center_of_mass: Point::new(5.0, 1.0, 0.0),
+        velocity: Vec3::zeros(),
+        angular_velocity: Vec3::zeros(),
+        force: Vec3::new(0.0, -1.0, 0.0),
+        torque: Vec3::zeros(),
+    };
+    let under = ContactPoint::new(Some(1), None, Point::new(5.0, 0.0, 0.0), Vec3::y());
+    let bodies = vec![body, ball];
+    let system = ContactSystem::new(&bodies, &[tip.clone(), under], 1e-9).unwrap();
+    let lcp = system.sliding_friction();
+    let fake = Ray {
+        z: DVector::zeros(2),
+        z0: 1.0,
+        direction: DVector::from_vec(vec![1e-12, 1.0]),
+        direction_z0: 1.0,
+        response: DVector::zeros(2),
+        pivots: 0,
+        start: Start::Cold,
+    };
+    // Without the check: α = 1 / (1e-12 (C + μE)) ≈ 7e10, the ball thrown at 7e10 m/s.
+    let unit = lcp.contact_forces(&fake.direction);
+    let rate = system.velocities_after(&unit)[0].y - system.velocities()[0].y;
+    assert!(
+        rate.abs() < 1e-10,
+        "the fake ray barely touches the slip: {rate}"
+    );
+    assert_eq!(ray_impulse(&system, &lcp, &fake), None);
+    // The inconsistent rod's own ray: its impulse is given, and it takes energy out.
+    let alone = ContactSystem::new(&bodies[..1], &[tip], 1e-9).unwrap();
+    let lcp = alone.sliding_friction();
+    let Outcome::Ray(ray) = lcp.solve(None, &options()).unwrap() else {
+        panic!("the inconsistent rod must end on a ray");
+    };
+    let impulse = ray_impulse(&alone, &lcp, &ray).expect("the tip slows down");
+    assert!(alone.kinetic_energy_change(&impulse.impulses) < 0.0);
 }
 
 /// V8 (digest, derived LCP): Baraff's subset-sum gadget (Figs. 11.1–11.3). Rods with masses

@@ -130,7 +130,9 @@ pub(crate) struct GroupCounters {
     /// Integrator steps and restarts at a change of basis.
     pub(crate) steps: u64,
     pub(crate) basis_restarts: u64,
-    /// Configurations with no valid contact forces answered by a ray's impulse (ch. 13).
+    /// Configurations with no valid contact forces answered by a ray's impulse (ch. 13); not
+    /// those whose ray gave none (`ray_impulse` refused it), answered by the collision solve
+    /// alone.
     pub(crate) ray_impulses: u64,
     /// Velocity-level time steps taken where the contact mode chattered (`time_step`).
     pub(crate) time_steps: u64,
@@ -717,7 +719,9 @@ impl ContactGroup {
             y[base + 7..base + 10].copy_from_slice(body.velocity.as_slice());
             y[base + 10..base + 13].copy_from_slice(body.angular_velocity.as_slice());
         }
-        self.counters.borrow_mut().ray_impulses += 1;
+        if applied {
+            self.counters.borrow_mut().ray_impulses += 1;
+        }
         // The impulses changed the slips: each contact's mode follows (a collision solve leaves
         // the contacts it stopped sticking).
         update_modes(
