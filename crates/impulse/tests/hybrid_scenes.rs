@@ -97,52 +97,18 @@ fn see_saw_tips_as_balls_land_and_lets_them_through() {
 /// track's end (x < 15), or under door 2 (x between 25 and 60).
 #[test]
 fn part_sorter_sorts_each_type_by_weight() {
-    let path = shipped("hybrid/part_sorter.toml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let first_part = text.find("[[bodies]]\nname = \"part").unwrap();
-    let (machine, parts) = text.split_at(first_part);
     for (name, bin) in [
         ("part A1", 90.0..f64::INFINITY),
         ("part B1", f64::NEG_INFINITY..15.0),
         ("part C1", 25.0..60.0),
     ] {
-        let table = |name: &str| {
-            parts
-                .split("[[bodies]]")
-                .find(|table| table.contains(&format!("name = \"{name}\"")))
-                .unwrap()
-        };
         // Every type starts where the first part does, nearest the door.
-        fn position(table: &str) -> &str {
-            table.lines().find(|l| l.starts_with("position")).unwrap()
-        }
-        let part = table(name).replace(position(table(name)), position(table("part A1")));
-        let scene = scene::parse(&path, &format!("{machine}[[bodies]]{part}")).unwrap();
-        let mut world = scene.world;
-        let id = world.body_id(name).unwrap();
-        // Where it first comes down to the floor (a 4 × 4 × 2 block's centre is 1 to 2.8 cm
-        // up when it touches it); it may slide on from there.
-        let mut landing = None;
-        let mut t = 0.0;
-        while t < 4.0 && landing.is_none() {
-            t += 0.01;
-            world.advance_to(t).unwrap();
-            let position = world.body(id).state().position;
-            if position.z < 3.0 {
-                landing = Some(position.x);
-            }
-        }
-        let Some(x) = landing else {
-            panic!(
-                "{name} did not reach the floor: {}",
-                world.body(id).state().position
-            );
-        };
+        let (x, deepest) = common::scenes::part_sorter_landing("impulse", name);
         assert!(
             bin.contains(&x),
             "{name} landed at x = {x} ({bin:?} expected)"
         );
-        assert!(world.max_penetration() < world.settings().collision_epsilon);
+        assert!(deepest < 0.01, "{name}: overlap {deepest} cm (ε = 0.01 cm)");
     }
 }
 

@@ -364,55 +364,6 @@ material = "rough"
     );
 }
 
-/// Where part `name`, alone on the sorter under `model` and started where part A1 starts
-/// (nearest the first door), first comes down to the floor (its centre below 3 cm: a 4 × 4 × 2
-/// block touching the floor has it 1 to 2.8 cm up), and the run's deepest overlap.
-fn alone_lands_at(model: &str, name: &str) -> (f64, f64) {
-    let path = common::scenes::shipped("hybrid/part_sorter.toml");
-    let text = std::fs::read_to_string(&path).expect("the shipped scene");
-    let text = text.replacen(
-        "[world]\n",
-        &format!("[world]\ncontact_model = \"{model}\"\n"),
-        1,
-    );
-    let first_part = text.find("[[bodies]]\nname = \"part").expect("parts");
-    let (machine, parts) = text.split_at(first_part);
-    let table = |name: &str| {
-        parts
-            .split("[[bodies]]")
-            .find(|table| table.contains(&format!("name = \"{name}\"")))
-            .expect("the part's table")
-    };
-    let position = |table: &str| -> String {
-        table
-            .lines()
-            .find(|l| l.starts_with("position"))
-            .expect("a position")
-            .to_string()
-    };
-    let part = table(name).replace(&position(table(name)), &position(table("part A1")));
-    let mut world = match parse(&path, &format!("{machine}[[bodies]]{part}")) {
-        Ok(scene) => scene.world,
-        Err(errors) => panic!("{errors:?}"),
-    };
-    let id = world.body_id(name).expect("the part");
-    let mut t = 0.0;
-    while t < 4.0 {
-        t += 0.01;
-        if let Err(e) = world.advance_to(t) {
-            panic!("{model}, {name}: {e}");
-        }
-        let p = world.body(id).state().position;
-        if p.z < 3.0 {
-            return (p.x, world.max_penetration());
-        }
-    }
-    panic!(
-        "{model}: {name} did not reach the floor: {}",
-        world.body(id).state().position
-    );
-}
-
 #[test]
 fn each_type_alone_reaches_its_own_bin_under_constraint_contact() {
     // The sorter's design (the scene's notes, and the impulse model's
@@ -430,7 +381,7 @@ fn each_type_alone_reaches_its_own_bin_under_constraint_contact() {
         ("part B1", f64::NEG_INFINITY..15.0),
         ("part C1", 25.0..60.0),
     ] {
-        let (x, deepest) = alone_lands_at("constraint", name);
+        let (x, deepest) = common::scenes::part_sorter_landing("constraint", name);
         eprintln!("{name} lands at x = {x} (deepest overlap {deepest} cm)");
         assert!(
             bin.contains(&x),
@@ -451,7 +402,7 @@ fn each_type_alone_reaches_its_own_bin_under_penalty_contact() {
         ("part B1", f64::NEG_INFINITY..15.0),
         ("part C1", 25.0..60.0),
     ] {
-        let (x, deepest) = alone_lands_at("penalty", name);
+        let (x, deepest) = common::scenes::part_sorter_landing("penalty", name);
         eprintln!("{name} lands at x = {x} (deepest overlap {deepest} cm)");
         assert!(
             bin.contains(&x),

@@ -14,6 +14,61 @@ pub fn shipped(relative: &str) -> PathBuf {
         .join(relative)
 }
 
+/// The shipped part sorter (`hybrid/part_sorter.toml`) under `model` with only part `name`
+/// on it, started where part A1 starts (nearest the first door).
+pub fn part_sorter_with_one_part(model: &str, name: &str) -> World {
+    let path = shipped("hybrid/part_sorter.toml");
+    let text = std::fs::read_to_string(&path).expect("the shipped scene");
+    let text = text.replacen(
+        "[world]\n",
+        &format!("[world]\ncontact_model = \"{model}\"\n"),
+        1,
+    );
+    let first_part = text.find("[[bodies]]\nname = \"part").expect("parts");
+    let (machine, parts) = text.split_at(first_part);
+    let table = |name: &str| {
+        parts
+            .split("[[bodies]]")
+            .find(|table| table.contains(&format!("name = \"{name}\"")))
+            .expect("the part's table")
+    };
+    let position = |table: &str| -> String {
+        table
+            .lines()
+            .find(|l| l.starts_with("position"))
+            .expect("a position")
+            .to_string()
+    };
+    let part = table(name).replace(&position(table(name)), &position(table("part A1")));
+    match parse(&path, &format!("{machine}[[bodies]]{part}")) {
+        Ok(scene) => scene.world,
+        Err(errors) => panic!("{errors:?}"),
+    }
+}
+
+/// Where part `name`, alone on the sorter under `model` and started where part A1 starts
+/// (nearest the first door), first comes down to the floor (its centre below 3 cm: a 4 × 4 × 2
+/// block touching the floor has it 1 to 2.8 cm up), and the run's deepest overlap.
+pub fn part_sorter_landing(model: &str, name: &str) -> (f64, f64) {
+    let mut world = part_sorter_with_one_part(model, name);
+    let id = world.body_id(name).expect("the part");
+    let mut t = 0.0;
+    while t < 4.0 {
+        t += 0.01;
+        if let Err(e) = world.advance_to(t) {
+            panic!("{model}, {name}: {e}");
+        }
+        let p = world.body(id).state().position;
+        if p.z < 3.0 {
+            return (p.x, world.max_penetration());
+        }
+    }
+    panic!(
+        "{model}: {name} did not reach the floor: {}",
+        world.body(id).state().position
+    );
+}
+
 /// The shipped scene `relative` with `world.contact_model` set to `model` (the same bodies
 /// under another contact paradigm).
 pub fn shipped_under(relative: &str, model: &str) -> World {
