@@ -5,7 +5,7 @@
 //! until something touches it.
 //!
 //! - **May sleep**: a body no joint and no load holds, without an applied torque, carrying
-//!   shapes (the mechanism's bodies never sleep).
+//!   shapes (the mechanism's bodies never sleep, but may support sleepers).
 //! - **Still**: sampled at the end of every grid step (never at output times, so sampling
 //!   cannot change the run): every point of the body has stayed within ε of where it was when
 //!   it became still (its centre's displacement plus its turn times its reach), and none moves
@@ -21,8 +21,17 @@
 //!   `time`: momenta zero, and a held force `−m g` in place of its own (torque zero), so that
 //!   RK4 keeps it exactly where it is; its pairs with fixed solids and other sleepers leave the
 //!   broad and narrow phases.
-//! - **Waking**: a pair of a sleeper and an awake body in contact at an instant wakes the
-//!   sleeper's island, from rest, before the contacts are answered; the still clocks restart.
+//! - **Supports**: a body that may not sleep (a mechanism's) joins no island; it supports the
+//!   islands whose bodies it touched within `time`, and an island sleeps only when its
+//!   supports too have been still for `time` (the same test, with the support's reach). While
+//!   an island sleeps, each support carries the mean force and torque its contacts with each
+//!   sleeper gave it over `time`, scaled so that each sleeper's contacts bear its weight along
+//!   gravity (statics; the unscaled mean is off by the sleeper's momentum change over the
+//!   window), and the pairs of sleepers with their supports leave both phases.
+//! - **Waking**: a pair of a sleeper and an awake body (not one of its supports) in contact at
+//!   an instant wakes the sleeper's island, from rest, before the contacts are answered; a
+//!   support that is no longer still wakes the islands it supports at the end of the grid
+//!   step, and their loads leave it; the still clocks restart.
 
 use crate::math::{Quat, Vec3};
 
