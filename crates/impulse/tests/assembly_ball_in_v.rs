@@ -7,7 +7,7 @@ use std::f64::consts::PI;
 
 use impulse::assembly::solids::{AssemblyWithSolids, ContactSettings, Solid};
 use impulse::assembly::{
-    Assembly, AssemblyBodyDesc, AssemblySettings, JointDesc, Primitive, Profile,
+    Assembly, AssemblyBodyDesc, AssemblySettings, JointDesc, Primitive, Profile, TimeTable,
 };
 use impulse::dynamics::PlacedShape;
 use impulse::geometry::Shape;
@@ -26,9 +26,15 @@ const EPS: f64 = 1e-3;
 
 /// The V: plate 0 rises to −x, plate 1 to +x, their top faces the planes through the y axis at
 /// ALPHA to the horizontal; each hinged about y at the origin and driven to stay at its angle.
-/// Body 2 is the ball, `lift` above its resting height, at rest. (It never sleeps: its island
-/// holds the mechanism's plates, which never do, so its rest is microcollisions throughout.)
+/// Body 2 is the ball, `lift` above its resting height, at rest.
 fn ball_in_v(lift: f64) -> AssemblyWithSolids {
+    ball_in_v_opening(lift, None)
+}
+
+/// As [`ball_in_v`]; with `opening` = (start, duration, δ), each plate's driver holds it until
+/// `start`, then turns it down by δ over `duration` (a cosine ramp, sampled every 20 ms for the
+/// drivers' spline table, so the V opens to walls at α − δ), and holds it there to 10 s.
+fn ball_in_v_opening(lift: f64, opening: Option<(f64, f64, f64)>) -> AssemblyWithSolids {
     let (s, c) = ALPHA.sin_cos();
     let plate = |side: f64| {
         // Its top face's inward normal (−side sin α, 0, cos α); the centre half a length up
@@ -57,7 +63,22 @@ fn ball_in_v(lift: f64) -> AssemblyWithSolids {
         Vec3::new(0.0, 0.0, rest + lift),
     );
     let mut joints = Vec::new();
-    for (b, name) in [(0, "left"), (1, "right")] {
+    // The left plate (rising to −x) turns down about −y, the right one about +y.
+    let held = |side: f64| match opening {
+        None => Profile::Polynomial(vec![0.0]),
+        Some((start, duration, delta)) => {
+            let times: Vec<f64> = (0..=500).map(|k| k as f64 * 0.02).collect();
+            let values = times
+                .iter()
+                .map(|&t| {
+                    let f = ((t - start) / duration).clamp(0.0, 1.0);
+                    side * delta * 0.5 * (1.0 - (PI * f).cos())
+                })
+                .collect();
+            Profile::Table(TimeTable::new(times, values).unwrap())
+        }
+    };
+    for (b, name, side) in [(0, "left", -1.0), (1, "right", 1.0)] {
         joints.push(JointDesc {
             name: format!("{name} hinge"),
             a: b,
@@ -73,7 +94,7 @@ fn ball_in_v(lift: f64) -> AssemblyWithSolids {
             b: None,
             primitive: Primitive::AngleDriver {
                 axis: Vec3::y(),
-                angle: Profile::Polynomial(vec![0.0]),
+                angle: held(side),
             },
         });
     }
@@ -134,10 +155,11 @@ fn ball_in_v(lift: f64) -> AssemblyWithSolids {
 /// driver holding each plate gives, between impulses, the torque the plate's weight needs,
 /// M g (L/2 cos α + T sin α) about the hinge (1e-9 N·m), and each hinge the plate's weight
 /// M g upwards (1e-9 N), the ball's share coming through the joints as the impulses'
-/// reactions.
+/// reactions. Sleep is off: the impulses of resting contact are what this measures.
 #[test]
 fn a_ball_comes_to_rest_in_a_v_of_two_hinged_plates_where_statics_puts_it() {
     let mut sim = ball_in_v(0.02);
+    sim.sleep.enabled = false;
     let (s, c) = ALPHA.sin_cos();
     let rest = R / c;
     let normals = [Vec3::new(s, 0.0, c), Vec3::new(-s, 0.0, c)];
@@ -219,4 +241,122 @@ fn a_ball_comes_to_rest_in_a_v_of_two_hinged_plates_where_statics_puts_it() {
             "plate {plate}: mean force {force} vs {n_closed}"
         );
     }
+}
+
+/// The ball's gaps to the two walls when they stand at `alpha` to the horizontal.
+fn gaps(sim: &AssemblyWithSolids, alpha: f64) -> [f64; 2] {
+    let (s, c) = alpha.sin_cos();
+    let centre = sim.assembly.bodies()[2].pose().translation.vector;
+    [Vec3::new(s, 0.0, c), Vec3::new(-s, 0.0, c)].map(|n| centre.dot(&n) - R)
+}
+
+/// With sleep on (the default), the ball dropped into the V falls asleep on the plates, which
+/// their drivers hold still: a mechanism body that has stayed still for the sleep time supports
+/// a sleeper as a fixed solid would. Asleep by 2 s (after 136 impulses, measured), it takes no
+/// impulse from 2 to 4 s where awake it takes 520 (measured: the resting contact of the test
+/// above; asserted: more than 400), keeps its pose to the bit, and rests where statics puts it,
+/// as above: on the V's axis (|x| ≤ 1e-9) with its gap to each wall in [−ε, ε] (measured
+/// 0.53ε).
+#[test]
+fn a_ball_at_rest_in_a_held_v_falls_asleep_and_its_impulses_stop() {
+    let mut sim = ball_in_v(0.02);
+    sim.advance_to(2.0).unwrap();
+    assert!(sim.is_asleep(2), "the ball sleeps by 2 s");
+    assert!(!sim.is_asleep(0) && !sim.is_asleep(1), "plates never sleep");
+    let (hits, pose) = (sim.hits.len(), sim.assembly.bodies()[2].pose());
+    sim.advance_to(4.0).unwrap();
+    assert_eq!(sim.hits.len(), hits, "no impulse while asleep");
+    assert_eq!(sim.assembly.bodies()[2].pose(), pose, "held where it slept");
+    let centre = pose.translation.vector;
+    assert!(centre.x.abs() < 1e-9 && centre.y.abs() < 1e-9, "{centre:?}");
+    for gap in gaps(&sim, ALPHA) {
+        assert!((-EPS..=EPS).contains(&gap), "gap {gap}");
+    }
+    // The plates go on carrying the sleeping ball (the mean of its contacts over the sleep
+    // time before it slept, scaled so that they bear its weight): each hinge its plate's
+    // weight and the wall's push N = m g / (2 cos α) along the wall's normal (1e-9 of N;
+    // measured 1.1e-15), each driver the torque M g (L/2 cos α + T sin α) + N R tan α about
+    // the hinge, to N ε (the contacts located to ε up the wall; measured 1.6e-3 N·m, 0.29 N ε).
+    let (s, c) = ALPHA.sin_cos();
+    let n_closed = M_BALL * G / (2.0 * c);
+    let hold = M_PLATE * G * (L / 2.0 * c + T * s) + n_closed * R * s / c;
+    let reactions = sim.assembly.joint_reactions().unwrap();
+    let normals = [Vec3::new(s, 0.0, c), Vec3::new(-s, 0.0, c)];
+    let mut worst = (0.0_f64, 0.0_f64);
+    for (plate, hinge, driver, sign) in [(0, 0, 1, -1.0), (1, 2, 3, 1.0)] {
+        let push = reactions[hinge].0 - Vec3::z() * (M_PLATE * G) - normals[plate] * n_closed;
+        worst.0 = worst.0.max(push.norm() / n_closed);
+        worst.1 = worst.1.max((reactions[driver].1.y + sign * hold).abs());
+    }
+    println!(
+        "carried: hinge off by {:e} of N, driver by {:e} N·m",
+        worst.0, worst.1
+    );
+    assert!(worst.0 < 1e-9, "hinge off by {} of N", worst.0);
+    assert!(worst.1 < n_closed * EPS, "driver off by {} N·m", worst.1);
+
+    let mut awake = ball_in_v(0.02);
+    awake.sleep.enabled = false;
+    awake.advance_to(2.0).unwrap();
+    let before = awake.hits.len();
+    awake.advance_to(4.0).unwrap();
+    let awake_hits = awake.hits.len() - before;
+    println!(
+        "asleep after {hits} impulses, gaps {:?}; awake: {awake_hits} impulses from 2 s to 4 s",
+        gaps(&sim, ALPHA)
+    );
+    assert!(awake_hits > 400, "{awake_hits}");
+}
+
+/// The ball asleep in the held V wakes when the plates move: from 2.5 s their drivers open the
+/// V by δ = 0.1 rad over 0.5 s. The ball is asleep just before, awake by 2.55 s (the plates
+/// have turned 2.4 mrad, their points up to 1.4 mm: beyond ε), follows the walls down without
+/// sinking into either beyond ε, and falls asleep again where statics puts it in the wider V:
+/// on the axis at height R / cos(α − δ) = 0.109699 m, its gap to each wall (now at α − δ) in
+/// [−ε, ε]. Measured: woken at 2.543 s (the plates' points then 1.0 mm from where they slept:
+/// the support's stillness, ε, is what wakes it), least gap to a wall from 2.49 s to 6 s 0.50ε,
+/// asleep again at 3.476 s (0.5 s after the plates stop) at height 0.110307 m (gap 0.56ε).
+#[test]
+fn a_sleeping_ball_wakes_when_the_v_opens_and_sleeps_again_lower() {
+    let delta = 0.1;
+    let mut sim = ball_in_v_opening(0.02, Some((2.5, 0.5, delta)));
+    sim.advance_to(2.49).unwrap();
+    assert!(sim.is_asleep(2), "asleep before the plates move");
+    let mut woken = None;
+    let mut least = f64::INFINITY;
+    let mut asleep_again = None;
+    for step in 2491..=6000 {
+        let t = step as f64 * 1e-3;
+        sim.advance_to(t).unwrap();
+        if woken.is_none() && !sim.is_asleep(2) {
+            woken = Some(t);
+        }
+        if woken.is_some() && asleep_again.is_none() && sim.is_asleep(2) {
+            asleep_again = Some(t);
+        }
+        for gap in gaps(&sim, wall_angle(&sim)) {
+            least = least.min(gap);
+        }
+    }
+    let centre = sim.assembly.bodies()[2].pose().translation.vector;
+    println!(
+        "woken at {woken:?}, asleep again at {asleep_again:?}, least gap {least}, rest {centre:?}, closed form {}",
+        R / (ALPHA - delta).cos()
+    );
+    let woken = woken.expect("the ball wakes");
+    assert!(woken <= 2.55, "woken at {woken}");
+    assert!(least >= -EPS, "sank {least} into a wall");
+    assert!(asleep_again.is_some_and(|t| t < 4.0), "asleep again");
+    assert!(sim.is_asleep(2));
+    assert!(centre.x.abs() < 1e-9 && centre.y.abs() < 1e-9, "{centre:?}");
+    for gap in gaps(&sim, ALPHA - delta) {
+        assert!((-EPS..=EPS).contains(&gap), "gap {gap}");
+    }
+}
+
+/// The left wall's angle to the horizontal now (both turn alike).
+fn wall_angle(sim: &AssemblyWithSolids) -> f64 {
+    // The left plate's long axis (its x) points down the wall towards +x.
+    let down = sim.assembly.bodies()[0].pose().rotation * Vec3::x();
+    (-down.z).atan2(down.x)
 }

@@ -9,8 +9,11 @@
 //! world's event loop with its time of impact; balls fly ballistically and may be held to a
 //! frictionless table (`Ball::on_table`: their height and vertical speed stay fixed, as a ball
 //! rolling without friction on a table would). Penetration at detection is at most the
-//! relative speed times the step.
+//! relative speed times the step. Each ball and striker may have its own friction and
+//! restitution; a collision takes the mean of its two sides' (`Material::mean`, as the solids
+//! and the world's bodies do).
 
+use crate::dynamics::Material;
 use crate::math::{Mat3, Vec3, orthonormal_basis};
 use crate::response::integration::integrate;
 use crate::response::{RestitutionLaw, body_collision_matrix};
@@ -97,12 +100,16 @@ pub struct AssemblyWithBalls {
     pub balls: Vec<Ball>,
     /// Spheres on the assembly's bodies.
     pub strikers: Vec<Striker>,
-    /// Restitution (the engine's default law, Stronge's).
+    /// Restitution (the engine's default law, Stronge's) of a ball or striker without its own.
     pub restitution: f64,
-    /// Coulomb friction at the contacts.
+    /// Coulomb friction of a ball or striker without its own.
     pub friction: f64,
     /// Every collision so far.
     pub hits: Vec<Hit>,
+    /// Each ball's own material (`None`: `restitution` and `friction`).
+    ball_materials: Vec<Option<Material>>,
+    /// Each striker's own material (`None`: `restitution` and `friction`).
+    striker_materials: Vec<Option<Material>>,
 }
 
 impl AssemblyWithBalls {
@@ -151,6 +158,8 @@ impl AssemblyWithBalls {
             });
         }
         Ok(Self {
+            ball_materials: vec![None; balls.len()],
+            striker_materials: vec![None; strikers.len()],
             assembly,
             balls,
             strikers,
@@ -158,6 +167,62 @@ impl AssemblyWithBalls {
             friction,
             hits: Vec::new(),
         })
+    }
+
+    /// Gives ball `b` its own friction and restitution (without one, a ball has
+    /// `friction` and `restitution`).
+    pub fn set_ball_material(&mut self, b: usize, material: Material) -> Result<(), AssemblyError> {
+        let Some(ball) = self.balls.get(b) else {
+            return Err(AssemblyError::Body {
+                body: String::new(),
+                message: format!("no ball {b} (there are {})", self.balls.len()),
+            });
+        };
+        material.check().map_err(|e| AssemblyError::Body {
+            body: ball.name.clone(),
+            message: e.to_string(),
+        })?;
+        self.ball_materials[b] = Some(material);
+        Ok(())
+    }
+
+    /// Gives striker `s` its own friction and restitution (without one, a striker has
+    /// `friction` and `restitution`).
+    pub fn set_striker_material(
+        &mut self,
+        s: usize,
+        material: Material,
+    ) -> Result<(), AssemblyError> {
+        if s >= self.strikers.len() {
+            return Err(AssemblyError::Body {
+                body: String::new(),
+                message: format!("no striker {s} (there are {})", self.strikers.len()),
+            });
+        }
+        material.check().map_err(|e| AssemblyError::Body {
+            body: format!("striker {s}"),
+            message: e.to_string(),
+        })?;
+        self.striker_materials[s] = Some(material);
+        Ok(())
+    }
+
+    /// The friction and restitution of one side: its own, or the common ones.
+    fn own_or_common(&self, own: Option<Material>) -> Material {
+        own.unwrap_or(Material {
+            friction: self.friction,
+            restitution: self.restitution,
+        })
+    }
+
+    /// Ball `b`'s friction and restitution: its own, or the common ones.
+    pub fn ball_material(&self, b: usize) -> Material {
+        self.own_or_common(self.ball_materials[b])
+    }
+
+    /// Striker `s`'s friction and restitution: its own, or the common ones.
+    pub fn striker_material(&self, s: usize) -> Material {
+        self.own_or_common(self.striker_materials[s])
     }
 
     /// Current time.
@@ -223,7 +288,8 @@ impl AssemblyWithBalls {
                 }
                 let k = body_collision_matrix(1.0 / ball.mass, &ball.inverse_inertia(), &r_ball)
                     + self.assembly.collision_matrix(body, &point)?;
-                let p = self.resolve(&k, &u, &n);
+                let material = self.striker_material(s).mean(&self.ball_material(b));
+                let p = resolve(&k, &u, &n, &material);
                 let ball = &mut self.balls[b];
                 ball.velocity += p / ball.mass;
                 ball.angular_velocity += ball.inverse_inertia() * r_ball.cross(&p);
@@ -254,7 +320,8 @@ impl AssemblyWithBalls {
                 }
                 let k = body_collision_matrix(1.0 / a.mass, &a.inverse_inertia(), &ra)
                     + body_collision_matrix(1.0 / b.mass, &b.inverse_inertia(), &rb);
-                let p = self.resolve(&k, &u, &n);
+                let material = self.ball_material(i).mean(&self.ball_material(j));
+                let p = resolve(&k, &u, &n, &material);
                 let (ia, ib) = (
                     self.balls[i].inverse_inertia(),
                     self.balls[j].inverse_inertia(),
@@ -275,21 +342,23 @@ impl AssemblyWithBalls {
         }
         Ok(())
     }
+}
 
-    /// The impulse on body 1 (world) for collision matrix `k` (world), relative velocity `u`
-    /// and normal `n` (towards body 1), by the engine's collision integration.
-    fn resolve(&self, k: &Mat3, u: &Vec3, n: &Vec3) -> Vec3 {
-        let (t1, t2) = orthonormal_basis(n);
-        let frame = Mat3::from_columns(&[t1, t2, *n]);
-        let k_local = frame.transpose() * k * frame;
-        let u_local = frame.transpose() * u;
-        let out = integrate(
-            &k_local,
-            &u_local,
-            self.friction,
-            self.restitution,
-            RestitutionLaw::default(),
-        );
-        frame * out.impulse
-    }
+/// The impulse on body 1 (world) for collision matrix `k` (world), relative velocity `u`,
+/// normal `n` (towards body 1) and the pair's `material` (the mean of its two sides', as
+/// between two bodies of the world: `Material::mean`), by the engine's collision
+/// integration.
+fn resolve(k: &Mat3, u: &Vec3, n: &Vec3, material: &Material) -> Vec3 {
+    let (t1, t2) = orthonormal_basis(n);
+    let frame = Mat3::from_columns(&[t1, t2, *n]);
+    let k_local = frame.transpose() * k * frame;
+    let u_local = frame.transpose() * u;
+    let out = integrate(
+        &k_local,
+        &u_local,
+        material.friction,
+        material.restitution,
+        RestitutionLaw::default(),
+    );
+    frame * out.impulse
 }

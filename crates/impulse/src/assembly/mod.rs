@@ -40,7 +40,7 @@ pub use loads::{LoadDesc, LoadKind};
 pub use path::{Path, PathTable};
 use primitive::{Frame, Template};
 pub use primitive::{Handedness, Primitive};
-pub use profile::{Profile, TimeTable};
+pub use profile::{Profile, TableValue, TimeTable};
 use rows::{Row, Side};
 use solve::InverseMass;
 

@@ -2,8 +2,7 @@
 
 use crate::math::Vec3;
 
-use super::profile::{Profile, check_times, harmonic};
-use super::spline;
+use super::profile::{Profile, TimeTable, harmonic};
 
 /// A curve in space parametrised by time.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,51 +40,9 @@ pub enum Path {
     Table(PathTable),
 }
 
-/// Points at times with the natural cubic spline through them; build it with
-/// [`PathTable::new`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct PathTable {
-    times: Vec<f64>,
-    points: Vec<Vec3>,
-    second: Vec<Vec3>,
-}
-
-impl PathTable {
-    /// The spline through `points` at `times`: at least two, every number finite, the times
-    /// strictly increasing, one point per time.
-    pub fn new(times: Vec<f64>, points: Vec<Vec3>) -> Result<Self, String> {
-        check_times(&times)?;
-        if points.len() != times.len() {
-            return Err(format!(
-                "`points` has {} entries for {} `times`; give one point per time",
-                points.len(),
-                times.len()
-            ));
-        }
-        if let Some(i) = points.iter().position(|p| !p.iter().all(|x| x.is_finite())) {
-            return Err(format!(
-                "`points[{i}]` must be finite, found {:?}",
-                points[i]
-            ));
-        }
-        let second = spline::natural_second(&times, &points, Vec3::zeros());
-        Ok(Self {
-            times,
-            points,
-            second,
-        })
-    }
-
-    /// The table's times.
-    pub fn times(&self) -> &[f64] {
-        &self.times
-    }
-
-    /// The table's points.
-    pub fn points(&self) -> &[Vec3] {
-        &self.points
-    }
-}
+/// Points at times with the natural cubic spline through them, each coordinate's; build it
+/// with [`TimeTable::new`].
+pub type PathTable = TimeTable<Vec3>;
 
 /// Value, first and second derivative of `Σ c_k t^k`.
 pub(crate) fn polynomial<T>(coefficients: &[T], t: f64, zero: T) -> (T, T, T)
@@ -137,9 +94,7 @@ impl Path {
                 }
                 (r, v, a)
             }
-            Self::Table(table) => {
-                spline::natural_at(&table.times, &table.points, &table.second, t, Vec3::zeros())
-            }
+            Self::Table(table) => table.at(t),
         }
     }
 

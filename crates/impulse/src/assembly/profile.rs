@@ -2,6 +2,8 @@
 //! drivers). Each gives its value with the first and second derivatives, which the driver's row
 //! needs at the acceleration level (`rows::driven_angle`, `rows::drive`).
 
+use crate::math::Vec3;
+
 use super::path::polynomial;
 use super::spline;
 
@@ -23,31 +25,68 @@ pub enum Profile {
     Table(TimeTable),
 }
 
-/// Points (time, value) with the natural cubic spline through them; build it with
-/// [`TimeTable::new`].
+/// Values at times with the natural cubic spline through them — numbers (`TimeTable`, a
+/// driver's or load's profile) or points (`TimeTable<Vec3>`, alias [`PathTable`]: a
+/// trajectory); build it with [`TimeTable::new`].
+///
+/// [`PathTable`]: super::PathTable
 #[derive(Clone, Debug, PartialEq)]
-pub struct TimeTable {
+pub struct TimeTable<T = f64> {
     times: Vec<f64>,
-    values: Vec<f64>,
-    second: Vec<f64>,
+    values: Vec<T>,
+    second: Vec<T>,
 }
 
-impl TimeTable {
+/// What a table can hold: a number or a point.
+pub trait TableValue: spline::Knot + std::fmt::Debug {
+    /// What one is called in messages ("value", "point"); the table's key is its plural.
+    const NAME: &'static str;
+    /// Zero.
+    fn zero() -> Self;
+    /// Whether every coordinate is finite.
+    fn finite(&self) -> bool;
+}
+
+impl TableValue for f64 {
+    const NAME: &'static str = "value";
+    fn zero() -> Self {
+        0.0
+    }
+    fn finite(&self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl TableValue for Vec3 {
+    const NAME: &'static str = "point";
+    fn zero() -> Self {
+        Vec3::zeros()
+    }
+    fn finite(&self) -> bool {
+        self.iter().all(|x| x.is_finite())
+    }
+}
+
+impl<T: TableValue> TimeTable<T> {
     /// The spline through `values` at `times`: at least two points, every number finite, the
-    /// times strictly increasing, as many values as times.
-    pub fn new(times: Vec<f64>, values: Vec<f64>) -> Result<Self, String> {
+    /// times strictly increasing, one value per time.
+    pub fn new(times: Vec<f64>, values: Vec<T>) -> Result<Self, String> {
         check_times(&times)?;
+        let name = T::NAME;
         if values.len() != times.len() {
             return Err(format!(
-                "`values` has {} entries for {} `times`; give one value per time",
+                "`{name}s` has {} entries for {} `times`; give one {name} per time",
                 values.len(),
                 times.len()
             ));
         }
-        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
-            return Err(format!("`values[{i}]` must be finite, found {}", values[i]));
+        if let Some(i) = values.iter().position(|v| !v.finite()) {
+            return Err(format!(
+                "`{name}s[{i}]` must be finite, found {:?}",
+                values[i]
+            ));
         }
-        let second = spline::natural_second(&times, &values, 0.0);
+        let second = spline::natural_second(&times, &values, T::zero());
         Ok(Self {
             times,
             values,
@@ -60,13 +99,14 @@ impl TimeTable {
         &self.times
     }
 
-    /// The table's values.
-    pub fn values(&self) -> &[f64] {
+    /// The table's values (numbers or points), one per time.
+    pub fn values(&self) -> &[T] {
         &self.values
     }
 
-    fn at(&self, t: f64) -> (f64, f64, f64) {
-        spline::natural_at(&self.times, &self.values, &self.second, t, 0.0)
+    /// `(value, rate, acceleration)` at time t: the spline's, straight on beyond the ends.
+    pub(crate) fn at(&self, t: f64) -> (T, T, T) {
+        spline::natural_at(&self.times, &self.values, &self.second, t, T::zero())
     }
 }
 

@@ -47,6 +47,11 @@ pub struct AssemblyScene {
     pub balls: Vec<Ball>,
     /// Spheres fixed on assembly bodies.
     pub strikers: Vec<Striker>,
+    /// Each ball's own `restitution` and `friction` (`None`: `[contact]`'s), in the order of
+    /// `balls`.
+    pub ball_materials: Vec<Option<Material>>,
+    /// Each striker's own `restitution` and `friction`, in the order of `strikers`.
+    pub striker_materials: Vec<Option<Material>>,
     /// `contact.restitution` (default 0.9).
     pub restitution: f64,
     /// `contact.friction` (default 0).
@@ -81,6 +86,19 @@ impl AssemblyScene {
             self.restitution,
             self.friction,
         )
+        .and_then(|mut world| {
+            for (b, m) in self.ball_materials.iter().enumerate() {
+                if let Some(m) = m {
+                    world.set_ball_material(b, *m)?;
+                }
+            }
+            for (s, m) in self.striker_materials.iter().enumerate() {
+                if let Some(m) = m {
+                    world.set_striker_material(s, *m)?;
+                }
+            }
+            Ok(world)
+        })
     }
 
     /// The assembly with its solids, for scenes that have them.
@@ -121,6 +139,8 @@ const BALL_KEYS: &[&str] = &[
     "velocity",
     "angular_velocity",
     "on_table",
+    "restitution",
+    "friction",
 ];
 const WORLD_KEYS: &[&str] = &["name", "gravity", "duration", "output_rate"];
 const ASSEMBLY_KEYS: &[&str] = &[
@@ -260,8 +280,10 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
     let (joints, joint_spans) = read_each(root, "joints", |t, i| read_joint(t, i, &index));
     let (loads, load_spans) = read_each(root, "loads", |t, i| read_load(t, i, &index));
     let mut balls = Vec::new();
+    let mut ball_own = Vec::new();
     for t in root.array_of_tables("balls").unwrap_or_default() {
         t.reject_unknown(BALL_KEYS);
+        let own = solids::read_material(&t, true);
         let name = string(&t, "name", "a string");
         let mass = positive(&t, "mass", "a positive mass");
         let radius = positive(&t, "radius", "a positive length");
@@ -287,13 +309,16 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
                 ball.angular_velocity = w;
                 ball.on_table = on;
                 balls.push(ball);
+                ball_own.push(own);
             }
         }
     }
     let mut strikers = Vec::new();
     let mut striker_centers = Vec::new();
+    let mut striker_own = Vec::new();
     for t in root.array_of_tables("strikers").unwrap_or_default() {
-        t.reject_unknown(&["body", "center", "radius"]);
+        t.reject_unknown(&["body", "center", "radius", "restitution", "friction"]);
+        let own = solids::read_material(&t, true);
         let body = t
             .required("body", "the name of the assembly body carrying it")
             .and_then(|v| body_ref(&index, "body", v))
@@ -307,6 +332,7 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
                 radius,
             });
             striker_centers.push(center);
+            striker_own.push(own);
         }
     }
     // Solids: each body's shapes (in body order), then the fixed ones.
@@ -391,16 +417,20 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
         return None;
     }
     // A solid's own value, or `[contact]`'s where it gave only one of the two.
-    let materials: Vec<Option<Material>> = own_materials
-        .iter()
-        .map(|m| match *m {
-            Some((None, None)) | None => None,
-            Some((e, mu)) => Some(Material {
-                restitution: e.unwrap_or(restitution),
-                friction: mu.unwrap_or(friction),
-            }),
-        })
-        .collect();
+    let own_or_contact = |own: &[Option<solids::OwnMaterial>]| -> Vec<Option<Material>> {
+        own.iter()
+            .map(|m| match *m {
+                Some((None, None)) | None => None,
+                Some((e, mu)) => Some(Material {
+                    restitution: e.unwrap_or(restitution),
+                    friction: mu.unwrap_or(friction),
+                }),
+            })
+            .collect()
+    };
+    let materials = own_or_contact(&own_materials);
+    let ball_materials = own_or_contact(&ball_own);
+    let striker_materials = own_or_contact(&striker_own);
     // A striker's centre, given in the world, is fixed in its body's frame.
     for (s, c) in strikers.iter_mut().zip(&striker_centers) {
         let b = &bodies[s.body];
@@ -450,6 +480,8 @@ fn read(ctx: &Context, root: &Table) -> Option<AssemblyScene> {
             warnings: Vec::new(),
             balls,
             strikers,
+            ball_materials,
+            striker_materials,
             restitution,
             friction,
             solids,

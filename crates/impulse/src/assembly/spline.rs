@@ -10,7 +10,7 @@
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
 /// What a spline can interpolate.
-pub(crate) trait Knot:
+pub trait Knot:
     Copy
     + Add<Output = Self>
     + Sub<Output = Self>

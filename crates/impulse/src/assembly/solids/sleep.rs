@@ -5,7 +5,7 @@
 //! until something touches it.
 //!
 //! - **May sleep**: a body no joint and no load holds, without an applied torque, carrying
-//!   shapes (the mechanism's bodies never sleep).
+//!   shapes (the mechanism's bodies never sleep, but may support sleepers).
 //! - **Still**: sampled at the end of every grid step (never at output times, so sampling
 //!   cannot change the run): every point of the body has stayed within ε of where it was when
 //!   it became still (its centre's displacement plus its turn times its reach), and none moves
@@ -21,8 +21,17 @@
 //!   `time`: momenta zero, and a held force `−m g` in place of its own (torque zero), so that
 //!   RK4 keeps it exactly where it is; its pairs with fixed solids and other sleepers leave the
 //!   broad and narrow phases.
-//! - **Waking**: a pair of a sleeper and an awake body in contact at an instant wakes the
-//!   sleeper's island, from rest, before the contacts are answered; the still clocks restart.
+//! - **Supports**: a body that may not sleep (a mechanism's) joins no island; it supports the
+//!   islands whose bodies it touched within `time`, and an island sleeps only when its
+//!   supports too have been still for `time` (the same test, with the support's reach). While
+//!   an island sleeps, each support carries the mean force and torque its contacts with each
+//!   sleeper gave it over `time`, scaled so that each sleeper's contacts bear its weight along
+//!   gravity (statics; the unscaled mean is off by the sleeper's momentum change over the
+//!   window), and the pairs of sleepers with their supports leave both phases.
+//! - **Waking**: a pair of a sleeper and an awake body (not one of its supports) in contact at
+//!   an instant wakes the sleeper's island, from rest, before the contacts are answered; a
+//!   support that is no longer still wakes the islands it supports at the end of the grid
+//!   step, and their loads leave it; the still clocks restart.
 
 use crate::math::{Quat, Vec3};
 
@@ -62,6 +71,14 @@ pub(super) struct BodySleep {
     loads: (Vec3, Vec3),
     /// The largest distance from its centre to its shapes.
     reach: f64,
+    /// While asleep: the bodies that may not sleep (a mechanism's) its island rests on.
+    supports: Vec<usize>,
+    /// While asleep: the force and torque (about the support's centre) its contacts with each
+    /// support gave that support on average over the sleep time before it slept, which the
+    /// support goes on carrying.
+    carried: Vec<(usize, Vec3, Vec3)>,
+    /// While it carries sleepers: its own force and torque, without theirs.
+    own: Option<(Vec3, Vec3)>,
 }
 
 impl AssemblyWithSolids {
@@ -90,6 +107,9 @@ impl AssemblyWithSolids {
                     island: None,
                     loads: (body.desc.force, body.desc.torque),
                     reach: reach.max(0.0),
+                    supports: Vec::new(),
+                    carried: Vec::new(),
+                    own: None,
                 }
             })
             .collect()
@@ -100,12 +120,27 @@ impl AssemblyWithSolids {
         self.sleepers.get(b).is_some_and(|s| s.island.is_some())
     }
 
-    /// Whether pair `p` has nothing awake on either side (fixed solids and sleepers): it
-    /// leaves the broad and narrow phases.
+    /// Whether body `b` is asleep on body `support` (one of its island's supports).
+    fn rests_on(&self, b: usize, support: usize) -> bool {
+        self.sleepers
+            .get(b)
+            .is_some_and(|s| s.island.is_some() && s.supports.contains(&support))
+    }
+
+    /// Whether pair `p` has nothing awake on either side (fixed solids and sleepers), or is a
+    /// sleeper and a support its island rests on (still, or the sleeper would have woken):
+    /// it leaves the broad and narrow phases.
     pub(super) fn dormant(&self, p: usize) -> bool {
         let (i, k) = self.pairs[p];
-        let quiet = |s: usize| self.solids[s].body.is_none_or(|b| self.is_asleep(b));
-        quiet(i) && quiet(k)
+        let (a, b) = (self.solids[i].body, self.solids[k].body);
+        let quiet = |x: Option<usize>| x.is_none_or(|b| self.is_asleep(b));
+        if quiet(a) && quiet(b) {
+            return true;
+        }
+        match (a, b) {
+            (Some(a), Some(b)) => self.rests_on(a, b) || self.rests_on(b, a),
+            _ => false,
+        }
     }
 
     /// The fastest a still body's points may move: the microcollision threshold √(2gε), or
@@ -120,8 +155,9 @@ impl AssemblyWithSolids {
         }
     }
 
-    /// At the end of a grid step: samples stillness, and puts islands that have been still
-    /// for the sleep time to sleep.
+    /// At the end of a grid step: samples stillness, wakes the islands whose supports have
+    /// moved, and puts islands that have been still for the sleep time, on supports still as
+    /// long, to sleep.
     pub(super) fn update_sleep(&mut self) {
         if !self.sleep.enabled {
             return;
@@ -129,8 +165,9 @@ impl AssemblyWithSolids {
         let now = self.assembly.time();
         let drift = self.settings.envelope;
         let ceiling = self.still_ceiling();
+        // Every awake body's stillness: a free body's own, a mechanism body's as a support.
         for (b, sleeper) in self.sleepers.iter_mut().enumerate() {
-            if !sleeper.may || sleeper.island.is_some() {
+            if sleeper.island.is_some() {
                 continue;
             }
             let body = &self.assembly.bodies[b];
@@ -143,7 +180,22 @@ impl AssemblyWithSolids {
                 sleeper.since = now;
             }
         }
-        // Islands: bodies joined by contacts answered within the sleep time.
+        let time = self.sleep.time;
+        let settled = |s: &BodySleep| now - s.since >= time;
+        // A sleeping island whose support is no longer still wakes, from rest.
+        let moving: Vec<usize> = self
+            .sleepers
+            .iter()
+            .filter(|s| {
+                s.island.is_some() && s.supports.iter().any(|&m| !settled(&self.sleepers[m]))
+            })
+            .filter_map(|s| s.island)
+            .collect();
+        if !moving.is_empty() {
+            self.wake_islands(&moving);
+        }
+        // Islands: bodies that may sleep joined by contacts answered within the sleep time;
+        // a body that may not (a mechanism's) joins none, but supports those it touched.
         let n = self.sleepers.len();
         let mut parent: Vec<usize> = (0..n).collect();
         fn root(parent: &mut [usize], mut i: usize) -> usize {
@@ -153,6 +205,9 @@ impl AssemblyWithSolids {
             }
             i
         }
+        let mut touched = Vec::new();
+        // Each body's contact impulses over the sleep time.
+        let mut pushed = vec![Vec3::zeros(); n];
         for hit in self.hits.iter().rev() {
             if hit.time < now - self.sleep.time {
                 break;
@@ -161,9 +216,23 @@ impl AssemblyWithSolids {
                 self.solids[hit.solids.0].body,
                 self.solids[hit.solids.1].body,
             );
+            if let Some(a) = a {
+                pushed[a] += hit.impulse;
+            }
+            if let Some(b) = b {
+                pushed[b] -= hit.impulse;
+            }
             if let (Some(a), Some(b)) = (a, b) {
-                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-                parent[ra.max(rb)] = ra.min(rb);
+                // The impulse acts on the first solid's body, its opposite on the second's.
+                match (self.sleepers[a].may, self.sleepers[b].may) {
+                    (true, true) => {
+                        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                        parent[ra.max(rb)] = ra.min(rb);
+                    }
+                    (true, false) => touched.push((a, b, -hit.impulse, hit.point)),
+                    (false, true) => touched.push((b, a, hit.impulse, hit.point)),
+                    (false, false) => {}
+                }
             }
         }
         let mut ready = vec![true; n];
@@ -173,14 +242,49 @@ impl AssemblyWithSolids {
             let s = &self.sleepers[b];
             if s.island.is_none() {
                 awake[r] = true;
-                if !s.may || now - s.since < self.sleep.time {
+                if !s.may || !settled(s) {
                     ready[r] = false;
                 }
             }
         }
+        let mut supports: Vec<Vec<usize>> = vec![Vec::new(); n];
+        // Each free body's contacts with each support: the mean force and torque over the
+        // sleep time.
+        let mut carried: Vec<Vec<(usize, Vec3, Vec3)>> = vec![Vec::new(); n];
+        for &(free, support, impulse, point) in &touched {
+            let r = root(&mut parent, free);
+            if !settled(&self.sleepers[support]) {
+                ready[r] = false;
+            }
+            if !supports[r].contains(&support) {
+                supports[r].push(support);
+            }
+            let centre = self.assembly.bodies[support].state.position;
+            let (force, torque) = (impulse / time, (point - centre).cross(&impulse) / time);
+            match carried[free].iter_mut().find(|c| c.0 == support) {
+                Some(c) => (c.1, c.2) = (c.1 + force, c.2 + torque),
+                None => carried[free].push((support, force, torque)),
+            }
+        }
+        // At rest its contacts carry its weight: their impulses over the time sum to
+        // −m g × time but for its momentum's change over the time (up to 2 m √(2gε), 3.6 % of
+        // the ball's weight in the V of tests/assembly_ball_in_v.rs), so what it carries is
+        // scaled to make their sum along gravity its weight.
+        let gravity = self.assembly.settings.gravity;
+        let mut loaded = Vec::new();
         for b in 0..n {
             let r = root(&mut parent, b);
             if ready[r] && awake[r] && self.sleepers[b].island.is_none() {
+                let weight = self.assembly.bodies[b].desc.mass * gravity.norm_squared() * time;
+                let measured = -pushed[b].dot(&gravity);
+                if weight > 0.0 && measured > 0.0 {
+                    for c in &mut carried[b] {
+                        let k = weight / measured;
+                        (c.1, c.2) = (c.1 * k, c.2 * k);
+                    }
+                }
+                loaded.extend(carried[b].iter().map(|c| c.0));
+                self.sleepers[b].carried = std::mem::take(&mut carried[b]);
                 let body = &mut self.assembly.bodies[b];
                 let hold = -body.desc.mass * self.assembly.settings.gravity;
                 body.state.momentum = Vec3::zeros();
@@ -189,12 +293,61 @@ impl AssemblyWithSolids {
                 body.desc.force = hold;
                 body.desc.torque = Vec3::zeros();
                 self.sleepers[b].island = Some(r);
+                self.sleepers[b].supports = supports[r].clone();
+            }
+        }
+        self.carry(&loaded);
+    }
+
+    /// Sets the loads of the given supports: each its own force and torque plus what the
+    /// sleepers resting on it carry (exactly its own when none does).
+    fn carry(&mut self, supports: &[usize]) {
+        for &m in supports {
+            let (mut force, mut torque) = (Vec3::zeros(), Vec3::zeros());
+            let mut any = false;
+            for s in &self.sleepers {
+                for &(to, f, t) in &s.carried {
+                    if to == m {
+                        (force, torque, any) = (force + f, torque + t, true);
+                    }
+                }
+            }
+            let desc = &mut self.assembly.bodies[m].desc;
+            let own = match self.sleepers[m].own {
+                Some(own) => own,
+                None => (desc.force, desc.torque),
+            };
+            if any {
+                self.sleepers[m].own = Some(own);
+                (desc.force, desc.torque) = (own.0 + force, own.1 + torque);
+            } else {
+                self.sleepers[m].own = None;
+                (desc.force, desc.torque) = own;
             }
         }
     }
 
+    /// Wakes every sleeper of the given islands, from rest: its own loads back, its still
+    /// clock restarted where it is.
+    fn wake_islands(&mut self, islands: &[usize]) {
+        let now = self.assembly.time();
+        let mut unloaded = Vec::new();
+        for (b, s) in self.sleepers.iter_mut().enumerate() {
+            if s.island.is_some_and(|r| islands.contains(&r)) {
+                let body = &mut self.assembly.bodies[b];
+                (body.desc.force, body.desc.torque) = s.loads;
+                s.island = None;
+                s.supports.clear();
+                unloaded.extend(s.carried.drain(..).map(|c| c.0));
+                s.anchor = (body.state.position, body.state.orientation);
+                s.since = now;
+            }
+        }
+        self.carry(&unloaded);
+    }
+
     /// Before the contacts of an instant are answered: a sleeper in contact with an awake body
-    /// wakes with its island. True if any woke.
+    /// (other than a support its island rests on) wakes with its island. True if any woke.
     pub(super) fn wake_touched(&mut self) -> Result<bool, AssemblyError> {
         if !self.sleepers.iter().any(|s| s.island.is_some()) {
             return Ok(false);
@@ -202,7 +355,7 @@ impl AssemblyWithSolids {
         let near = self.candidates(&self.assembly, None, 0.0, self.settings.envelope);
         let mut islands = Vec::new();
         for (p, &close) in near.iter().enumerate() {
-            if !close {
+            if !close || self.dormant(p) {
                 continue;
             }
             let (i, k) = self.pairs[p];
@@ -226,16 +379,7 @@ impl AssemblyWithSolids {
         if islands.is_empty() {
             return Ok(false);
         }
-        let now = self.assembly.time();
-        for (b, s) in self.sleepers.iter_mut().enumerate() {
-            if s.island.is_some_and(|r| islands.contains(&r)) {
-                let body = &mut self.assembly.bodies[b];
-                (body.desc.force, body.desc.torque) = s.loads;
-                s.island = None;
-                s.anchor = (body.state.position, body.state.orientation);
-                s.since = now;
-            }
-        }
+        self.wake_islands(&islands);
         Ok(true)
     }
 }
