@@ -1,6 +1,7 @@
-//! Replays the fuzz corpus (`fuzz/corpus/`: the shipped scenes and meshes, and every input a
-//! fuzz run found to fail) through what the `cargo fuzz` targets call, so a regression is caught
-//! by the ordinary `cargo test`, without nightly. A panic fails the test; errors are expected.
+//! Replays the fuzz corpus (`fuzz/corpus/`: the shipped scenes and meshes, the inputs fuzz runs
+//! kept for the code they reach, and every input a fuzz run found to fail) through what the
+//! `cargo fuzz` targets call, so a regression is caught by the ordinary `cargo test`, without
+//! nightly. A panic fails the test; errors are expected.
 
 use std::path::{Path, PathBuf};
 

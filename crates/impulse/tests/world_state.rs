@@ -1,4 +1,4 @@
-//! `World::save_state` / `World::restore_state` (checkpoint format 3, issue 42): a world read
+//! `World::save_state` / `World::restore_state` (checkpoint format 4, issue 42): a world read
 //! back from its saved state into a world built from the same scene is the saved world, bit
 //! for bit, and continues exactly as the original does — same events, same state — on
 //! contact-rich, constraint, penalty and hybrid scenes, under both broad phases.

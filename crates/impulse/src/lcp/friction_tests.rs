@@ -341,3 +341,55 @@ fn bad_contact_input_is_named() {
     let e = ContactSystem::new(std::slice::from_ref(&body), &[contact], f64::NAN).unwrap_err();
     assert_eq!(e.field, "sliding_speed");
 }
+
+/// `collide_or_frictionless` (issue 35): where Lemke cannot solve the frictional collision it
+/// answers without friction, and counts the fallback (the `frictionless_fallbacks` of
+/// `summary.json`). A ball (m = 0.7, r = 0.1) dropping at 2 m/s and sliding at 1 m/s onto the
+/// ground (μ = 0.5, e = 0.5); Lemke is held to the pivots the frictionless problem needs,
+/// which the frictional one (more unknowns) cannot be solved in: it ends on the pivot limit,
+/// one of the ways Lemke ends unsolved. The answer is then the frictionless impulse
+/// j = (1 + e) m u ẑ (eq. 2-20 with |∇C| = 1), tangential part 0, to 1e-12 relative; with
+/// Lemke's default limit the same collision keeps its friction and counts nothing.
+#[test]
+fn a_frictional_collision_lemke_cannot_solve_is_answered_without_friction_and_counted() {
+    use super::impulse::collide_or_frictionless;
+    use super::lemke::LemkeOptions;
+    let (m, radius, u, e) = (0.7, 0.1, 2.0, 0.5);
+    let inertia = 0.4 * m * radius * radius;
+    let ball = ContactBody {
+        inverse_mass: 1.0 / m,
+        inverse_inertia: Mat3::identity() / inertia,
+        center_of_mass: Point::new(0.0, 0.0, radius),
+        velocity: Vec3::new(1.0, 0.0, -u),
+        angular_velocity: Vec3::zeros(),
+        force: Vec3::new(0.0, 0.0, -m * G),
+        torque: Vec3::zeros(),
+    };
+    let contact = ContactPoint::new(Some(0), None, Point::origin(), Vec3::z())
+        .with_restitution(e)
+        .with_friction(0.5);
+    let system = ContactSystem::new(
+        std::slice::from_ref(&ball),
+        std::slice::from_ref(&contact),
+        1e-9,
+    )
+    .unwrap();
+    // Unlimited, both problems solve; the frictional one takes more pivots.
+    let mut fallbacks = 0;
+    let frictional = collide_or_frictionless(&system, &options(), &mut fallbacks).unwrap();
+    assert_eq!(fallbacks, 0);
+    assert!(frictional.impulses[0].x < 0.0, "friction opposes the slip");
+    let frictionless = collide(&system, false, None, &options()).unwrap();
+    let needed = frictionless.solution.pivots;
+    assert!(frictional.solution.pivots > needed);
+    let held = LemkeOptions {
+        max_pivots: Some(needed),
+        ..options()
+    };
+    assert!(collide(&system, true, None, &held).is_err());
+    let answer = collide_or_frictionless(&system, &held, &mut fallbacks).unwrap();
+    assert_eq!(fallbacks, 1);
+    let p = answer.impulses[0];
+    assert!((p.z - (1.0 + e) * m * u).abs() < 1e-12 * m * u, "{p}");
+    assert!(p.xy().norm() < 1e-12 * m * u, "{p}");
+}

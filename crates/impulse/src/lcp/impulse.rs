@@ -116,11 +116,18 @@ impl std::error::Error for CollisionError {}
 /// [`collide`] with friction, or, where Lemke cannot solve the frictional problem (many
 /// redundant contacts: a jam whose regularised retry fails too), without it: the frictionless
 /// problem is symmetric positive semi-definite and always has a solution Lemke finds.
+/// Each answer without friction adds one to `fallbacks` (the `frictionless_fallbacks` of
+/// `summary.json`).
 pub(crate) fn collide_or_frictionless(
     system: &ContactSystem,
     options: &LemkeOptions,
+    fallbacks: &mut u64,
 ) -> Result<Collision, CollisionError> {
-    collide(system, true, None, options).or_else(|_| collide(system, false, None, options))
+    collide(system, true, None, options).or_else(|_| {
+        let frictionless = collide(system, false, None, options)?;
+        *fallbacks += 1;
+        Ok(frictionless)
+    })
 }
 
 /// Collision impulses for every contact of `system` (§4.2, §9.4: Newton's restitution per

@@ -8,7 +8,7 @@
 //! and their integrations and controllers, the event heap, broad phase, closest-feature
 //! caches, contact groups, warm starts, sleep), and a [`WorldRecord`] of that state.
 //!
-//! **How the state is restored** (format version 3). Resuming builds the world from the scene
+//! **How the state is restored** (format version 4). Resuming builds the world from the scene
 //! (whose text must hash as it did), which lends the geometry the state does not hold, and
 //! reads the saved state into it ([`World::restore_state`]): the run continues from the
 //! checkpoint's frame at once, without simulating anything again. The restored world's
@@ -25,8 +25,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::world::{Energy, World};
 
-/// The checkpoint format this build reads and writes (3: held contacts keep their face's outline).
-pub const CHECKPOINT_VERSION: u32 = 3;
+/// The checkpoint format this build reads and writes (3: held contacts keep their face's
+/// outline; 4: the contact groups count their frictionless fallbacks).
+pub const CHECKPOINT_VERSION: u32 = 4;
 
 /// The first bytes of every checkpoint file.
 const MAGIC: &[u8; 8] = b"IMPCKPT\0";
@@ -211,10 +212,10 @@ impl std::fmt::Display for CheckpointError {
                 "checkpoint format version {found}, made by an older version of impulse \
                  ({}); this impulse reads version {CHECKPOINT_VERSION} only: rerun the scene, \
                  or resume it with the impulse that wrote it",
-                if *found == 1 {
-                    "which did not save the simulation state"
-                } else {
-                    "whose held contacts had no face outline"
+                match found {
+                    1 => "which did not save the simulation state",
+                    2 => "whose held contacts had no face outline",
+                    _ => "whose contact groups did not count frictionless fallbacks",
                 }
             ),
             Self::Version { found } => write!(

@@ -66,6 +66,9 @@ pub struct PenaltyCounters {
     pub evaluations: u64,
     /// Integration steps of the groups (the stiff springs set their size).
     pub steps: u64,
+    /// Collision solves answered without friction because Lemke could not solve the
+    /// frictional problem (as [`ConstraintCounters::frictionless_fallbacks`]).
+    pub frictionless_fallbacks: u64,
 }
 
 /// What constraint-based contact did (`contact_model = "constraint"`), summed over groups.
@@ -84,6 +87,10 @@ pub struct ConstraintCounters {
     /// Velocity-level time steps taken where the contact mode changed faster than the
     /// integrator could follow (a chattering mode: no step of any size held one).
     pub time_steps: u64,
+    /// Collision solves (a pair joining a group, a new group's approaches stopped, a time
+    /// step) answered without friction because Lemke could not solve the frictional impulse
+    /// problem, even regularised: the frictionless problem always has a solution.
+    pub frictionless_fallbacks: u64,
 }
 
 /// Counters summed over a world's multibodies.
@@ -147,12 +154,14 @@ impl Counters {
                 ("constraint_basis_restarts", c.basis_restarts),
                 ("ray_impulses", c.ray_impulses),
                 ("constraint_time_steps", c.time_steps),
+                ("frictionless_fallbacks", c.frictionless_fallbacks),
             ]);
         }
         if let Some(p) = &self.penalty {
             entries.extend([
                 ("penalty_evaluations", p.evaluations),
                 ("penalty_steps", p.steps),
+                ("frictionless_fallbacks", p.frictionless_fallbacks),
             ]);
         }
         entries.sort_unstable_by_key(|&(name, _)| name);
@@ -204,6 +213,9 @@ impl Index<&str> for Counters {
             "constraint_time_steps" => c.map(|c| &c.time_steps),
             "penalty_evaluations" => p.map(|p| &p.evaluations),
             "penalty_steps" => p.map(|p| &p.steps),
+            "frictionless_fallbacks" => c
+                .map(|c| &c.frictionless_fallbacks)
+                .or(p.map(|p| &p.frictionless_fallbacks)),
             _ => None,
         };
         counter.unwrap_or_else(|| panic!("no counter named `{name}`"))
@@ -253,23 +265,36 @@ mod tests {
                 basis_restarts: 30,
                 ray_impulses: 31,
                 time_steps: 34,
+                frictionless_fallbacks: 35,
             }),
+            penalty: None,
+        };
+        // A world has one contact model: its constraint or its penalty counters, never both.
+        let penalty = Counters {
+            constraint: None,
             penalty: Some(PenaltyCounters {
                 evaluations: 32,
                 steps: 33,
+                frictionless_fallbacks: 36,
             }),
+            ..counters
         };
-        let entries = counters.entries();
-        assert_eq!(entries.len(), 34);
-        assert!(
-            entries.windows(2).all(|w| w[0].0 < w[1].0),
-            "sorted, distinct"
-        );
-        let mut values: Vec<u64> = entries.iter().map(|&(_, v)| v).collect();
-        values.sort_unstable();
-        assert_eq!(values, (1..=34).collect::<Vec<u64>>(), "each field once");
-        for (name, value) in entries {
-            assert_eq!(counters[name], value, "{name}");
+        for (counters, count, fields) in [
+            (counters, 33, (1..=31).chain([34, 35]).collect::<Vec<u64>>()),
+            (penalty, 29, (1..=26).chain([32, 33, 36]).collect()),
+        ] {
+            let entries = counters.entries();
+            assert_eq!(entries.len(), count);
+            assert!(
+                entries.windows(2).all(|w| w[0].0 < w[1].0),
+                "sorted, distinct"
+            );
+            let mut values: Vec<u64> = entries.iter().map(|&(_, v)| v).collect();
+            values.sort_unstable();
+            assert_eq!(values, fields, "each field once");
+            for (name, value) in entries {
+                assert_eq!(counters[name], value, "{name}");
+            }
         }
         // Without multibodies (or constraint groups) their counters are not written.
         let free = Counters::default();

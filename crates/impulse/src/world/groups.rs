@@ -53,7 +53,8 @@ const ENVELOPE_SAMPLES: usize = 8;
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Groups {
     slots: Vec<Option<ContactGroup>>,
-    /// What the groups that have ended did.
+    /// What the groups that have ended did (and the frictionless fallbacks of the collisions
+    /// that form groups).
     ended: GroupCounters,
     /// Ray impulses the groups have reached, not yet taken as events.
     rays: Vec<RayImpulse>,
@@ -358,7 +359,8 @@ impl EventLoop {
             vec![Vec3::zeros(); points.len()]
         } else {
             // Frictionless where Lemke cannot solve the frictional problem (as in a time step).
-            let collision = collide_or_frictionless(&system, &options).map_err(|_| {
+            let counted = &mut world.groups.ended.frictionless_fallbacks;
+            let collision = collide_or_frictionless(&system, &options, counted).map_err(|_| {
                 SimulationError::CollisionUnsolved {
                     bodies: members
                         .iter()

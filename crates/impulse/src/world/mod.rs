@@ -608,6 +608,7 @@ impl World {
                     basis_restarts: g.basis_restarts,
                     ray_impulses: g.ray_impulses,
                     time_steps: g.time_steps,
+                    frictionless_fallbacks: g.frictionless_fallbacks,
                 }
             }),
             penalty: (self.settings.contact_model == ContactModel::Penalty).then(|| {
@@ -615,6 +616,7 @@ impl World {
                 PenaltyCounters {
                     evaluations: g.solves,
                     steps: g.steps,
+                    frictionless_fallbacks: g.frictionless_fallbacks,
                 }
             }),
             ..self.collisions.counters

@@ -136,6 +136,11 @@ pub(crate) struct GroupCounters {
     pub(crate) ray_impulses: u64,
     /// Velocity-level time steps taken where the contact mode chattered (`time_step`).
     pub(crate) time_steps: u64,
+    /// Collision solves answered without friction because Lemke could not solve the
+    /// frictional problem (`collide_or_frictionless`): in time steps, in stopping a new
+    /// group's approaches, and (counted by the world's groups) in the collisions that form
+    /// groups.
+    pub(crate) frictionless_fallbacks: u64,
     /// Under the penalty model: the deepest penetration at a step's end.
     pub(crate) deepest: f64,
 }
@@ -149,6 +154,7 @@ impl GroupCounters {
         self.basis_restarts += other.basis_restarts;
         self.ray_impulses += other.ray_impulses;
         self.time_steps += other.time_steps;
+        self.frictionless_fallbacks += other.frictionless_fallbacks;
         self.deepest = self.deepest.max(other.deepest);
     }
 }
@@ -339,7 +345,10 @@ impl ContactGroup {
         else {
             return;
         };
-        let Ok(collision) = collide_or_frictionless(&system, &LemkeOptions::default()) else {
+        let mut fallbacks = 0;
+        let collision = collide_or_frictionless(&system, &LemkeOptions::default(), &mut fallbacks);
+        self.counters.borrow_mut().frictionless_fallbacks += fallbacks;
+        let Ok(collision) = collision else {
             return;
         };
         if collision.impulses.iter().all(|p| *p == Vec3::zeros()) {
@@ -635,7 +644,9 @@ impl ContactGroup {
     fn step_through(&mut self, t: f64, y: Vec<f64>) -> Result<(), IntegrationError> {
         let h = time_step::TIME_STEP;
         let problem = group_ode(&self.model, &self.warm, &self.counters, false).problem(&y);
-        let mut next = time_step::time_step(&self.model, problem, &y, h, t)?;
+        let mut fallbacks = 0;
+        let mut next = time_step::time_step(&self.model, problem, &y, h, t, &mut fallbacks)?;
+        self.counters.borrow_mut().frictionless_fallbacks += fallbacks;
         normalize(&mut next);
         self.counters.borrow_mut().time_steps += 1;
         while self.segments.back().is_some_and(|s| s.end() > t) {

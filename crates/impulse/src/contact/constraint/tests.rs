@@ -333,7 +333,7 @@ fn the_inconsistent_rod_held_sliding_is_stopped_by_a_ray_impulse_recorded_for_th
 fn one_time_step(member: Member, start: BodyState, contacts: Vec<HeldContact>, h: f64) -> BodyState {
     let group = ContactGroup::new(vec![member], &[start], contacts, holding(), 0.0);
     let problem = group_ode(&group.model, &group.warm, &group.counters, false).problem(&group.state);
-    let next = time_step::time_step(&group.model, problem, &group.state, h, 0.0).expect("a step");
+    let next = time_step::time_step(&group.model, problem, &group.state, h, 0.0, &mut 0).expect("a step");
     state_of(&next, 0)
 }
 

@@ -26,13 +26,15 @@ use super::*;
 pub(super) const TIME_STEP: f64 = 1e-4;
 
 /// The state a group reaches from `(t, y)` after one time step of `h`, with the problem
-/// `problem` poses at `y` (its bodies and points).
+/// `problem` poses at `y` (its bodies and points); a collision solve answered without friction
+/// adds one to `fallbacks`.
 pub(super) fn time_step(
     model: &GroupModel,
     (mut bodies, points): (Vec<LcpBody>, Vec<LcpPoint>),
     y: &[f64],
     h: f64,
     t: f64,
+    fallbacks: &mut u64,
 ) -> Result<Vec<f64>, IntegrationError> {
     // 1. The free motion over the step.
     for body in &mut bodies {
@@ -64,7 +66,7 @@ pub(super) fn time_step(
         // Without friction where Lemke cannot solve the frictional problem: the step then
         // slides for `h`.
         let options = LemkeOptions::default();
-        let collision = collide_or_frictionless(&system, &options)
+        let collision = collide_or_frictionless(&system, &options, fallbacks)
             .map_err(|_| IntegrationError::NoContactForces {
                 time: t,
                 contacts: touching.len(),
