@@ -66,7 +66,9 @@ impl MixedLcp {
         }
         // The whole coupling, 3 rows and columns a contact, and the eliminated rows' places.
         let size = 3 * n;
-        let w = DMatrix::from_fn(size, size, |r, c| system.block(r / 3, c / 3)[(r % 3, c % 3)]);
+        let w = DMatrix::from_fn(size, size, |r, c| {
+            system.block(r / 3, c / 3)[(r % 3, c % 3)]
+        });
         let scale = w.amax();
         if !scale.is_finite() {
             return None;
@@ -115,8 +117,7 @@ impl MixedLcp {
         let lcp = system
             .with_coupling(blocks, free)
             .partly_boxed(boxed, released);
-        if !(lcp.matrix.iter().all(|v| v.is_finite()) && lcp.vector.iter().all(|v| v.is_finite()))
-        {
+        if !(lcp.matrix.iter().all(|v| v.is_finite()) && lcp.vector.iter().all(|v| v.is_finite())) {
             return None;
         }
         Some(MixedLcp {
@@ -141,7 +142,10 @@ impl MixedLcp {
             .map(|(f, frame)| frame.transpose() * f)
             .collect();
         if self.gain.nrows() > 0 {
-            let flat = DVector::from_iterator(3 * local.len(), local.iter().flat_map(|f| f.iter().copied()));
+            let flat = DVector::from_iterator(
+                3 * local.len(),
+                local.iter().flat_map(|f| f.iter().copied()),
+            );
             let least = &self.gain * flat + &self.offset;
             let f_n: Vec<f64> = local.iter().map(|f| f.x).collect();
             let t = share_friction(least, &self.internal, &self.held, &self.friction, &f_n);

@@ -68,7 +68,10 @@ pub(crate) struct StickingLcp {
 /// every cone. Over the range only, the forces are the least that hold the contacts, and the
 /// statically indeterminate internal forces are zero. Eigenvalues below `RANGE` of the
 /// largest are taken as zero (rounding of a singular block).
-pub(super) fn held_inverse(a_tt: DMatrix<f64>, delta_t: f64) -> Option<(DMatrix<f64>, DMatrix<f64>)> {
+pub(super) fn held_inverse(
+    a_tt: DMatrix<f64>,
+    delta_t: f64,
+) -> Option<(DMatrix<f64>, DMatrix<f64>)> {
     let eigen = a_tt.symmetric_eigen();
     let largest = eigen.eigenvalues.amax();
     if !largest.is_finite() {
@@ -206,7 +209,13 @@ impl StickingLcp {
     /// of a rocking box is not asked for as much as a loaded one (least `Σ |tᵢ|² / μ f_N,i`).
     fn friction_forces(&self, f_n: &DVector<f64>) -> DVector<f64> {
         let least = &self.gain * f_n + &self.offset;
-        share_friction(least, &self.internal, &self.held, &self.friction, f_n.as_slice())
+        share_friction(
+            least,
+            &self.internal,
+            &self.held,
+            &self.friction,
+            f_n.as_slice(),
+        )
     }
 
     /// The contact forces on A (world) for normal forces `f_n`.

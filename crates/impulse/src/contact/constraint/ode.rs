@@ -115,7 +115,7 @@ impl GroupOde<'_> {
                     let z = basis_solution(&lcp.matrix, &lcp.vector, basis)?;
                     Some(lcp.contact_forces(&z))
                 }),
-                Some(Mode::Mixed(basis, released, boxed)) => mixed_lcp(&system, released, boxed)
+                Some(Mode::Mixed(basis, boxed)) => mixed_lcp(&system, boxed)
                     .and_then(|mixed| {
                         let z = basis_solution(&mixed.lcp.matrix, &mixed.lcp.vector, basis)?;
                         Some(mixed.contact_forces(&z))
@@ -149,14 +149,14 @@ impl GroupOde<'_> {
         // Some contacts must slip (or let go while holding): §14.2.3's box model at those,
         // the others sticking (`lcp::mixed`), from the contacts the flight boxed if it did.
         let mixed_warm = match &warm {
-            Some(Mode::Mixed(basis, released, boxed)) => Some((basis, released, boxed)),
+            Some(Mode::Mixed(basis, boxed)) => Some((basis, boxed)),
             _ => None,
         };
-        if let Some((mixed, s, released, boxed)) = solve_mixed(&system, mixed_warm, &options) {
+        if let Some((mixed, s, boxed)) = solve_mixed(&system, mixed_warm, &options) {
             if s.start == Start::Warm {
                 self.counters.borrow_mut().warm_solves += 1;
             }
-            *self.warm.borrow_mut() = Some(Mode::Mixed(s.basis, released, boxed));
+            *self.warm.borrow_mut() = Some(Mode::Mixed(s.basis, boxed));
             return mixed.contact_forces(&s.z);
         }
         // The box model over every contact.
@@ -214,8 +214,8 @@ impl GroupOde<'_> {
             Mode::Box(basis) => self
                 .box_lcp(&system)
                 .is_some_and(|lcp| valid(&lcp.matrix, &lcp.vector, &basis).is_some()),
-            Mode::Mixed(basis, released, boxed) => {
-                mixed_lcp(&system, &released, &boxed).is_some_and(|mixed| {
+            Mode::Mixed(basis, boxed) => {
+                mixed_lcp(&system, &boxed).is_some_and(|mixed| {
                     valid(&mixed.lcp.matrix, &mixed.lcp.vector, &basis)
                         .is_some_and(|z| mixed.outside_cones(&z, CONE_TOLERANCE).is_empty())
                 })
@@ -292,32 +292,30 @@ fn solve_sticking(
 }
 
 /// The partly boxed problem of `system` ([`MixedLcp`]) with the group's compliances.
-fn mixed_lcp(system: &ContactSystem, released: &[bool], boxed: &[bool]) -> Option<MixedLcp> {
-    let mut mixed = MixedLcp::new(system, TANGENT_COMPLIANCE * COMPLIANCE, released, boxed)?;
+fn mixed_lcp(system: &ContactSystem, boxed: &[bool]) -> Option<MixedLcp> {
+    let none = vec![false; system.len()];
+    let mut mixed = MixedLcp::new(system, TANGENT_COMPLIANCE * COMPLIANCE, &none, boxed)?;
     mixed.lcp = with_compliance(mixed.lcp)?;
     Some(mixed)
 }
 
 /// Solves the partly boxed problem of `system` by Lemke, from the flight's sets and basis
 /// (`warm`) if it has them, else from none boxed: each round boxes the sticking contacts whose
-/// friction left its cone (releases those that push nothing) and solves again. Returns it with
-/// its solution and sets once every sticking contact's friction is in its cone and the answer
-/// is consistent; `None` when Lemke finds none (the caller then poses the whole box model).
+/// friction left its cone and solves again. Returns it with its solution and boxed set once
+/// every sticking contact's friction is in its cone and the answer is consistent; `None` when
+/// Lemke finds none (the caller then poses the whole box model).
 fn solve_mixed(
     system: &ContactSystem,
-    warm: Option<(&Basis, &Vec<bool>, &Vec<bool>)>,
+    warm: Option<(&Basis, &Vec<bool>)>,
     options: &LemkeOptions,
-) -> Option<(MixedLcp, crate::lcp::lemke::Solution, Vec<bool>, Vec<bool>)> {
+) -> Option<(MixedLcp, crate::lcp::lemke::Solution, Vec<bool>)> {
     let n = system.len();
-    let fits = |v: &Vec<bool>| v.len() == n;
-    let (mut released, mut boxed, mut basis) = match warm {
-        Some((basis, released, boxed)) if fits(released) && fits(boxed) => {
-            (released.clone(), boxed.clone(), Some(basis))
-        }
-        _ => (vec![false; n], vec![false; n], None),
+    let (mut boxed, mut basis) = match warm {
+        Some((basis, boxed)) if boxed.len() == n => (boxed.clone(), Some(basis)),
+        _ => (vec![false; n], None),
     };
     for _ in 0..=n {
-        let mixed = mixed_lcp(system, &released, &boxed)?;
+        let mixed = mixed_lcp(system, &boxed)?;
         let start = basis.take().filter(|b| b.len() == mixed.lcp.vector.len());
         let Ok(Outcome::Solution(s)) = mixed.lcp.solve(start, options) else {
             return None;
@@ -328,14 +326,14 @@ fn solve_mixed(
         }
         let outside = mixed.outside_cones(&s.z, CONE_TOLERANCE);
         if outside.is_empty() {
-            return Some((mixed, s, released, boxed));
+            return Some((mixed, s, boxed));
         }
-        for (i, idle) in outside {
-            if idle {
-                released[i] = true;
-            } else {
-                boxed[i] = true;
-            }
+        // Boxed, even where it pushes nothing: with its friction eliminated, a contact's
+        // friction is not bound to its normal force, and a solution may lean on friction at
+        // a contact that pushes nothing (the leaning plank's wall). Released, it would hold no
+        // friction at all where the box model finds it pushing.
+        for (i, _) in outside {
+            boxed[i] = true;
         }
     }
     None
@@ -355,9 +353,8 @@ const CONE_TOLERANCE: f64 = 1e-9;
 pub(super) enum Mode {
     Sticking(Basis, Vec<bool>),
     Box(Basis),
-    /// The partly boxed problem's (`lcp::mixed`), with the contacts it released and those it
-    /// poses in the box model.
-    Mixed(Basis, Vec<bool>, Vec<bool>),
+    /// The partly boxed problem's (`lcp::mixed`), with the contacts it poses in the box model.
+    Mixed(Basis, Vec<bool>),
 }
 
 impl OdeSystem for GroupOde<'_> {
