@@ -399,6 +399,14 @@ impl AssemblyWithSolids {
             }
             let saved = self.assembly.clone();
             step::advance(&mut self.assembly, end)?;
+            // A support that would stop being still in this step wakes its sleepers at the
+            // step's start, and the step is taken again with them awake (`solids::sleep`).
+            let losing = self.islands_losing_support(&self.assembly);
+            if !losing.is_empty() {
+                self.assembly = saved;
+                self.wake_islands(&losing);
+                continue;
+            }
             match self.first_contact(&saved, end)? {
                 None => break,
                 Some(tc) => {
