@@ -4,11 +4,13 @@
 //! dropped crate sleeps or keeps taking contacts — and bad values are reported with file, line
 //! and key.
 
+mod common;
+
 use std::path::Path;
 
+use common::assemblies::{SCENE_FILE, scene_errors};
 use impulse::assembly::scene::{AssemblyScene, parse};
 use impulse::assembly::solids::ContactSolver;
-use impulse::scene::Diagnostic;
 
 /// Three equal balls (r = 0.05 m, 1 kg: mass properties from the sphere) in a line along x
 /// without gravity, the first at 1 m/s towards the other two, which touch (ε/4 apart, ε =
@@ -47,13 +49,6 @@ envelope = 1e-4
 
 fn scene(text: &str) -> AssemblyScene {
     parse(Path::new("s.toml"), text).unwrap()
-}
-
-fn errors(text: &str) -> Vec<Diagnostic> {
-    match parse(Path::new("s.toml"), text) {
-        Ok(_) => Vec::new(),
-        Err(e) => e.diagnostics().to_vec(),
-    }
 }
 
 /// The balls' velocities along x after 0.02 s, and the narrow-phase queries made.
@@ -198,12 +193,12 @@ fn bad_contact_keys_are_reported_with_line_and_key() {
         ("sleep_time = \"long\"", "contact.sleep_time", "number"),
         ("sleep_speed = 0.1", "contact.sleep_speed", "unknown key"),
     ] {
-        let e = errors(&dropped_crate(extra));
+        let e = scene_errors(&dropped_crate(extra));
         println!("{extra}: {e:?}");
         assert_eq!(e.len(), 1, "{extra}: {e:?}");
         assert_eq!(e[0].key, key, "{extra}");
         assert_eq!(e[0].line, line, "{extra}");
-        assert_eq!(e[0].path, Path::new("s.toml"));
+        assert_eq!(e[0].path, Path::new(SCENE_FILE));
         assert!(e[0].message.contains(expected), "{extra}: {}", e[0].message);
     }
     // Balls only: the keys apply to nothing.
@@ -223,7 +218,7 @@ position = [2, 0, 1]
 [contact]
 sleep = false
 "#;
-    let e = errors(balls);
+    let e = scene_errors(balls);
     println!("{e:?}");
     let line = balls.lines().position(|l| l == "sleep = false").unwrap() + 1;
     assert!(

@@ -8,14 +8,13 @@ mod common;
 use std::f64::consts::{PI, TAU};
 use std::path::Path as FilePath;
 
-use common::assemblies::joint;
+use common::assemblies::{assert_first_error, joint, scene_errors};
 use impulse::assembly::scene::parse;
 use impulse::assembly::{
     Assembly, AssemblyBodyDesc, AssemblySettings, LoadDesc, LoadKind, Path, Primitive, Profile,
     TimeTable,
 };
 use impulse::math::Vec3;
-use impulse::scene::Diagnostic;
 
 const G: f64 = 9.81;
 
@@ -345,23 +344,6 @@ body = "rod"
 axis = [0, 0, 1]
 "#;
 
-fn errors(text: &str) -> Vec<Diagnostic> {
-    match parse(FilePath::new("test.toml"), text) {
-        Ok(_) => Vec::new(),
-        Err(e) => e.diagnostics().to_vec(),
-    }
-}
-
-/// The first error's key and line, and that its message says `says`.
-fn first(text: &str, key: &str, line: usize, says: &str) {
-    let e = errors(text);
-    assert!(!e.is_empty(), "no error for key {key}");
-    assert!(
-        e[0].key == key && e[0].line == line && e[0].message.contains(says),
-        "expected `{key}` at line {line} saying `{says}`, found {e:?}"
-    );
-}
-
 /// A driver's `angle` (and `position`) as a harmonic or a table builds from the scene file and
 /// runs; every bad value is reported at its key and line: a missing amplitude, a negative
 /// frequency, an unknown key, an unknown type, times out of order or repeated, a non-finite
@@ -383,66 +365,66 @@ fn driver_profile_keys_are_checked_at_load() {
     let x = asm.bodies()[0].pose().rotation * Vec3::x();
     assert!(x.y.atan2(x.x).abs() < 1e-9, "{x:?}");
     assert!(
-        errors(&with(
+        scene_errors(&with(
             "{ type = \"table\", times = [0, 1, 2], values = [0, 0.5, 0.2] }"
         ))
         .is_empty()
     );
-    first(
+    assert_first_error(
         &with("{ type = \"harmonic\", frequency = 2 }"),
         "joints[1].angle.amplitude",
         19,
         "missing key `amplitude`",
     );
-    first(
+    assert_first_error(
         &with("{ type = \"harmonic\", amplitude = 1, frequency = -2 }"),
         "joints[1].angle.frequency",
         19,
         "a number ≥ 0",
     );
-    first(
+    assert_first_error(
         &with("{ type = \"harmonic\", amplitude = 1, frequency = 2, phse = 1 }"),
         "joints[1].angle.phse",
         19,
         "phase",
     );
-    first(
+    assert_first_error(
         &with("{ type = \"sine\", amplitude = 1, frequency = 2 }"),
         "joints[1].angle.type",
         19,
         "harmonic",
     );
-    first(
+    assert_first_error(
         &with("{ type = \"table\", times = [0, 2, 1], values = [0, 1, 2] }"),
         "joints[1].angle.times",
         19,
         "`times[2]` = 1 is not after `times[1]` = 2",
     );
-    first(
+    assert_first_error(
         &with("{ type = \"table\", times = [0, 1, 1], values = [0, 1, 2] }"),
         "joints[1].angle.times",
         19,
         "increase strictly",
     );
-    first(
+    assert_first_error(
         &with("{ type = \"table\", times = [0, nan], values = [0, 1] }"),
         "joints[1].angle.times[1]",
         19,
         "finite",
     );
-    first(
+    assert_first_error(
         &with("{ type = \"table\", times = [0], values = [0] }"),
         "joints[1].angle.times",
         19,
         "at least 2",
     );
-    first(
+    assert_first_error(
         &with("{ type = \"table\", times = [0, 1, 2], values = [0, 1] }"),
         "joints[1].angle.values",
         19,
         "one value per time",
     );
-    first(
+    assert_first_error(
         &with("{ type = \"harmonic\", amplitude = 0.5, frequency = 2, phase = 1 }"),
         "joints[1]",
         15,
@@ -468,8 +450,8 @@ anchor = [0, 0, 0]
 axis = [1, 0, 0]
 position = { type = "table", times = [0, 1], values = [0, inf] }
 "#;
-    first(slide, "joints[1].position.values[1]", 19, "finite");
-    assert!(errors(&slide.replace("inf", "1")).is_empty());
+    assert_first_error(slide, "joints[1].position.values[1]", 19, "finite");
+    assert!(scene_errors(&slide.replace("inf", "1")).is_empty());
     // A torque load's `torque` takes the same forms.
     let torque = |value: &str| {
         format!(
@@ -478,12 +460,12 @@ position = { type = "table", times = [0, 1], values = [0, inf] }
         )
     };
     assert!(
-        errors(&torque(
+        scene_errors(&torque(
             "{ type = \"harmonic\", amplitude = 2, frequency = 1 }"
         ))
         .is_empty()
     );
-    first(
+    assert_first_error(
         &torque("{ type = \"table\", times = [0, 0], values = [1, 2] }"),
         "loads[0].torque.times",
         24,
@@ -531,12 +513,12 @@ path = {path}
     let x = table.bodies()[0].pose().translation.vector;
     assert!((x - Vec3::new(2.5, 0.0, 0.0)).norm() < 1e-12, "{x:?}");
     assert!(
-        errors(&scene(
+        scene_errors(&scene(
             "{ type = \"harmonic\", offset = [1, 0, 0], amplitude = [0.1, 0.2, 0], frequency = [1, 1, 0] }"
         ))
         .is_empty()
     );
-    first(
+    assert_first_error(
         &scene(
             "{ type = \"harmonic\", offset = [1, 0, 0], amplitude = [0.1, 0.2, 0], frequency = [1, -1, 0] }",
         ),
@@ -544,25 +526,25 @@ path = {path}
         14,
         "must not be negative",
     );
-    first(
+    assert_first_error(
         &scene("{ type = \"harmonic\", amplitude = [0.1, 0.2, 0], frequency = [1, 1, 0] }"),
         "joints[0].path.offset",
         14,
         "missing key `offset`",
     );
-    first(
+    assert_first_error(
         &scene("{ type = \"table\", times = [1, 0], points = [[1, 0, 0], [2, 0, 0]] }"),
         "joints[0].path.times",
         14,
         "increase strictly",
     );
-    first(
+    assert_first_error(
         &scene("{ type = \"table\", times = [0, 1, 2], points = [[1, 0, 0], [2, 0, 0]] }"),
         "joints[0].path.points",
         14,
         "one point per time",
     );
-    first(
+    assert_first_error(
         &scene(
             "{ type = \"harmonic\", offset = [1, 0, 0], amplitude = [0.1, 0, 0], frequency = [1, 1, 0], phase = [1, 0, 0] }",
         ),
@@ -577,18 +559,18 @@ path = {path}
         ))
     };
     assert!(
-        errors(&circle(
+        scene_errors(&circle(
             "{ type = \"harmonic\", amplitude = 0.3, frequency = 1 }"
         ))
         .is_empty()
     );
-    first(
+    assert_first_error(
         &circle("[]"),
         "joints[0].path.angle",
         14,
         "at least one coefficient",
     );
-    first(
+    assert_first_error(
         &circle("{ type = \"table\", times = [0, 1], values = [0] }"),
         "joints[0].path.angle.values",
         14,

@@ -3,15 +3,17 @@
 //! the world's rule for two bodies with no pair override (`Material::mean`). Checked against
 //! the closed-form bounce heights, and the keys at load.
 
+mod common;
+
 use std::path::Path as FilePath;
 
+use common::assemblies::assert_first_error;
 use impulse::assembly::scene::parse;
 use impulse::assembly::solids::{AssemblyWithSolids, ContactSettings, Solid};
 use impulse::assembly::{Assembly, AssemblyBodyDesc, AssemblySettings};
 use impulse::dynamics::{Material, PlacedShape};
 use impulse::geometry::Shape;
 use impulse::math::{Pose, Vec3};
-use impulse::scene::Diagnostic;
 
 const G: f64 = 9.81;
 
@@ -138,13 +140,6 @@ shape = { type = "halfspace" }
 restitution = 0.7
 "#;
 
-fn errors(text: &str) -> Vec<Diagnostic> {
-    match parse(FilePath::new("test.toml"), text) {
-        Ok(_) => Vec::new(),
-        Err(e) => e.diagnostics().to_vec(),
-    }
-}
-
 /// The scene keys: `restitution` and `friction` on `[[bodies]]` with shapes and on `[[fixed]]`
 /// build solids with those materials (one given alone takes `[contact]`'s other value), and the
 /// balls bounce to the heights of the test above (friction does nothing in a central impact);
@@ -164,26 +159,19 @@ fn solid_material_keys_are_checked_at_load() {
         let expect = 5e-4 + e * e * (1.0 - 5e-4);
         assert!((apex[b] - expect).abs() < 1e-6, "ball {b}: {apex:?}");
     }
-    let first = |text: &str, key: &str, line: usize, says: &str| {
-        let e = errors(text);
-        assert!(
-            !e.is_empty() && e[0].key == key && e[0].line == line && e[0].message.contains(says),
-            "expected `{key}` at line {line} saying `{says}`, found {e:?}"
-        );
-    };
-    first(
+    assert_first_error(
         &SCENE.replace("restitution = 0.9", "restitution = 1.5"),
         "bodies[0].restitution",
         12,
         "in [0, 1]",
     );
-    first(
+    assert_first_error(
         &SCENE.replace("friction = 0.2", "friction = -0.2"),
         "bodies[1].friction",
         19,
         "≥ 0",
     );
-    first(
+    assert_first_error(
         &SCENE.replace("restitution = 0.7", "restitution = nan"),
         "fixed[0].restitution",
         23,
@@ -193,7 +181,7 @@ fn solid_material_keys_are_checked_at_load() {
         "shape = { type = \"sphere\", radius = 0.1 }\nrestitution = 0.9",
         "inertia = [0.004, 0.004, 0.004]\nrestitution = 0.9",
     );
-    first(
+    assert_first_error(
         &bare,
         "bodies[0].restitution",
         12,

@@ -213,16 +213,15 @@ fn sorted(model: &str) -> (Vec<Option<char>>, f64, Vec<f64>) {
 fn the_part_sorter_runs_to_its_end_under_constraint_contact() {
     // On main it stopped at 0.81 s (A1 and B1 interpenetrating by the envelope). Now it runs
     // 4 s and every part ends on the floor. The impulse model's run sorts A1 A, B1 B, C1 C,
-    // A2 A, B2 A (it skims over door 1, as the scene's notes say the later parts do), C2 C.
-    // Under constraint contact five parts end in the same bins; C1 ends in B. The difference
-    // is the contact model's, measured: after dropping onto the lower track C1 slides down it
-    // alone. Under constraint contact it slides at the closed form's g (sin 15° − μ cos 15°)
-    // = 981 (0.25882 − 0.15 · 0.96593) = 111.85 cm/s² all the way to door 2, which it reaches
-    // at 89 cm/s and skims before the door can open (to 23.5°; the scene's notes: parts that
-    // arrive fast skim a door). Under the impulse model, at 1.8734 s, a collision with door
-    // 2's upstream edge, found within the envelope at the flush seam between track and door
-    // (its normal 38° from the track's), takes C1 from 70 to 42 cm/s; it crosses the door at
-    // 42–55 cm/s and opens it (to 52°).
+    // A2 A, B2 A (it skims over door 1, as the scene's notes say the later parts do), C2 C,
+    // and so does the constraint model's. C1 drops through door 1 onto the lower track at
+    // 1.5 s and lands on its broad 4 × 4 face, slides down the track alone at the closed form's
+    // g (sin 15° − μ cos 15°) = 981 (0.25882 − 0.15 · 0.96593) = 111.85 cm/s², meets door 2's
+    // upstream edge at 2.2 s at 85 cm/s, opens the door and falls into bin C. (Until edge
+    // crossings of two flat faces were held on the faces, 27 Nov 2026 — docs/sources.md, "An
+    // edge crossing held on a plane that is no face" — it landed standing on a 4 × 2 face, its
+    // centre 1 cm higher, skimmed door 2 at 89 cm/s and ended in B: which face a part lands
+    // on after its drop is the kind of outcome a small change to the contacts decides.)
     let (impulse, _, _) = sorted("impulse");
     let named = |bins: &[Option<char>]| -> Vec<String> {
         PARTS
@@ -241,12 +240,11 @@ fn the_part_sorter_runs_to_its_end_under_constraint_contact() {
     ];
     assert_eq!(impulse, expected_impulse, "{:?}", named(&impulse));
     let (constraint, deepest, c1_speeds) = sorted("constraint");
-    let mut expected_constraint = expected_impulse;
-    expected_constraint[2] = Some('B');
-    assert_eq!(constraint, expected_constraint, "{:?}", named(&constraint));
-    // C1's slide on the lower track, 1.6 s to 2.1 s (it lands at 1.5 s and meets the door
-    // at 2.2 s): the mean acceleration is the closed form's to 1 % (measured 111.8 cm/s²).
-    let slide = (c1_speeds[210] - c1_speeds[160]) / 0.5;
+    assert_eq!(constraint, expected_impulse, "{:?}", named(&constraint));
+    // C1's slide on the lower track, 1.7 s to 2.1 s (it lands at 1.5 s, has settled on its
+    // face by 1.7 s and meets the door at 2.2 s): the mean acceleration is the closed form's
+    // to 1 %.
+    let slide = (c1_speeds[210] - c1_speeds[170]) / 0.4;
     let closed_form = 981.0 * (15f64.to_radians().sin() - 0.15 * 15f64.to_radians().cos());
     assert!(
         (slide - closed_form).abs() <= 0.01 * closed_form,
@@ -374,7 +372,7 @@ fn each_type_alone_reaches_its_own_bin_under_constraint_contact() {
     // 305 000) to its end (lands before x = 15 cm); C (120 g, 569 000) opens both and lands
     // between (25 to 60 cm). Under constraint contact each part is held on the tracks and
     // loads the doors by forces, not by microcollisions: the same bins (measured: A lands at
-    // x = 127.2 cm, B at −14.8, C at 35.8), with no overlap deeper than a fifth of the envelope
+    // x = 127.4 cm, B at −14.8, C at 38.0), with no overlap deeper than a fifth of the envelope
     // (measured none).
     for (name, bin) in [
         ("part A1", 90.0..f64::INFINITY),
@@ -395,8 +393,14 @@ fn each_type_alone_reaches_its_own_bin_under_constraint_contact() {
 fn each_type_alone_reaches_its_own_bin_under_penalty_contact() {
     // As under constraint contact (above), with the contacts held by springs: the same bins.
     // The springs let a held contact sink to the gap where they carry its load, deeper at a
-    // door's impulse (measured: A lands at x = 127.4 cm, B at −14.8, C at 36.1; deepest
-    // overlaps 0.15, 0.15 and 0.21 ε), so the bound is 0.3 ε.
+    // door's impulse (measured: A lands at x = 127.4 cm, B at −14.9, C at 36.0; deepest
+    // overlaps 0.15, 0.59 and 0.21 ε). B's 0.59 ε is its landing on the lower track at
+    // 0.922 s: it drops through door 1 and lands upside down, turning flat at about 9.5
+    // rad/s; the pair is held as springs (its closest points approach slower than the rest
+    // speed) while the far corners still close at about 18.5 cm/s, and a spring stops an
+    // approach v within v / ω₀ = 18.5 / 3132 = 0.0059 cm (ω₀ = √(g / (ε/100)); the
+    // `springs_answer` rule of world/penalty.rs). The bound is 0.7 ε: inside the envelope,
+    // which a held contact may not pass.
     for (name, bin) in [
         ("part A1", 90.0..f64::INFINITY),
         ("part B1", f64::NEG_INFINITY..15.0),
@@ -408,6 +412,6 @@ fn each_type_alone_reaches_its_own_bin_under_penalty_contact() {
             bin.contains(&x),
             "{name} landed at x = {x} ({bin:?} expected)"
         );
-        assert!(deepest < 0.3 * 0.01, "{name}: overlap {deepest} cm");
+        assert!(deepest < 0.7 * 0.01, "{name}: overlap {deepest} cm");
     }
 }

@@ -18,6 +18,7 @@ use crate::math::{Mat3, Vec3, orthonormal_basis};
 use crate::response::integration::integrate;
 use crate::response::{RestitutionLaw, body_collision_matrix};
 
+use super::materials::OwnMaterials;
 use super::{Assembly, AssemblyError};
 
 /// A free solid ball.
@@ -106,10 +107,10 @@ pub struct AssemblyWithBalls {
     pub friction: f64,
     /// Every collision so far.
     pub hits: Vec<Hit>,
-    /// Each ball's own material (`None`: `restitution` and `friction`).
-    ball_materials: Vec<Option<Material>>,
-    /// Each striker's own material (`None`: `restitution` and `friction`).
-    striker_materials: Vec<Option<Material>>,
+    /// Each ball's own material (without one, `restitution` and `friction`).
+    ball_materials: OwnMaterials,
+    /// Each striker's own material (without one, `restitution` and `friction`).
+    striker_materials: OwnMaterials,
 }
 
 impl AssemblyWithBalls {
@@ -158,8 +159,8 @@ impl AssemblyWithBalls {
             });
         }
         Ok(Self {
-            ball_materials: vec![None; balls.len()],
-            striker_materials: vec![None; strikers.len()],
+            ball_materials: OwnMaterials::new("ball", balls.len()),
+            striker_materials: OwnMaterials::new("striker", strikers.len()),
             assembly,
             balls,
             strikers,
@@ -172,18 +173,9 @@ impl AssemblyWithBalls {
     /// Gives ball `b` its own friction and restitution (without one, a ball has
     /// `friction` and `restitution`).
     pub fn set_ball_material(&mut self, b: usize, material: Material) -> Result<(), AssemblyError> {
-        let Some(ball) = self.balls.get(b) else {
-            return Err(AssemblyError::Body {
-                body: String::new(),
-                message: format!("no ball {b} (there are {})", self.balls.len()),
-            });
-        };
-        material.check().map_err(|e| AssemblyError::Body {
-            body: ball.name.clone(),
-            message: e.to_string(),
-        })?;
-        self.ball_materials[b] = Some(material);
-        Ok(())
+        let balls = &self.balls;
+        self.ball_materials
+            .set(b, |b| balls[b].name.clone(), material)
     }
 
     /// Gives striker `s` its own friction and restitution (without one, a striker has
@@ -193,36 +185,19 @@ impl AssemblyWithBalls {
         s: usize,
         material: Material,
     ) -> Result<(), AssemblyError> {
-        if s >= self.strikers.len() {
-            return Err(AssemblyError::Body {
-                body: String::new(),
-                message: format!("no striker {s} (there are {})", self.strikers.len()),
-            });
-        }
-        material.check().map_err(|e| AssemblyError::Body {
-            body: format!("striker {s}"),
-            message: e.to_string(),
-        })?;
-        self.striker_materials[s] = Some(material);
-        Ok(())
-    }
-
-    /// The friction and restitution of one side: its own, or the common ones.
-    fn own_or_common(&self, own: Option<Material>) -> Material {
-        own.unwrap_or(Material {
-            friction: self.friction,
-            restitution: self.restitution,
-        })
+        self.striker_materials
+            .set(s, |s| format!("striker {s}"), material)
     }
 
     /// Ball `b`'s friction and restitution: its own, or the common ones.
     pub fn ball_material(&self, b: usize) -> Material {
-        self.own_or_common(self.ball_materials[b])
+        self.ball_materials.get(b, self.friction, self.restitution)
     }
 
     /// Striker `s`'s friction and restitution: its own, or the common ones.
     pub fn striker_material(&self, s: usize) -> Material {
-        self.own_or_common(self.striker_materials[s])
+        self.striker_materials
+            .get(s, self.friction, self.restitution)
     }
 
     /// Current time.

@@ -22,6 +22,7 @@ mod curve;
 mod drift;
 mod impulse;
 mod loads;
+mod materials;
 mod path;
 mod primitive;
 mod profile;

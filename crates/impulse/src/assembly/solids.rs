@@ -22,6 +22,7 @@ use crate::dynamics::{Material, PlacedShape};
 use crate::math::{Mat3, Point, Pose, Vec3, orthonormal_basis};
 use crate::response::{Microcollisions, ResponseKind, RestitutionLaw, respond};
 
+use super::materials::OwnMaterials;
 use super::{Assembly, AssemblyError, step};
 
 mod broad;
@@ -147,8 +148,8 @@ pub struct AssemblyWithSolids {
     pub sleep: SolidsSleep,
     /// Each body's sleep.
     sleepers: Vec<sleep::BodySleep>,
-    /// Each solid's own material (`None`: the settings' restitution and friction).
-    materials: Vec<Option<Material>>,
+    /// Each solid's own material (without one, the settings' restitution and friction).
+    materials: OwnMaterials,
 }
 
 impl AssemblyWithSolids {
@@ -234,6 +235,7 @@ impl AssemblyWithSolids {
                 }
             }
         }
+        let count = solids.len();
         let caches = vec![PairCache::default(); pairs.len()];
         let levels = vec![0.5 * envelope; pairs.len()];
         let mut world = Self {
@@ -254,11 +256,9 @@ impl AssemblyWithSolids {
             trials: 0,
             sleep: SolidsSleep::default(),
             sleepers: Vec::new(),
-            materials: Vec::new(),
+            materials: OwnMaterials::new("solid", count),
         };
-        world.materials = vec![None; world.solids.len()];
         world.sleepers = world.initial_sleep();
-        let count = world.solids.len();
         world.pair_index = vec![usize::MAX; count * count];
         for (p, &(i, k)) in world.pairs.iter().enumerate() {
             world.pair_index[i * count + k] = p;
@@ -297,26 +297,14 @@ impl AssemblyWithSolids {
     /// Gives solid `s` its own friction and restitution (without one, a solid has the
     /// settings' `friction` and `restitution`).
     pub fn set_material(&mut self, s: usize, material: Material) -> Result<(), AssemblyError> {
-        let Some(solid) = self.solids.get(s) else {
-            return Err(AssemblyError::Body {
-                body: String::new(),
-                message: format!("no solid {s} (there are {})", self.solids.len()),
-            });
-        };
-        material.check().map_err(|e| AssemblyError::Body {
-            body: solid.name.clone(),
-            message: e.to_string(),
-        })?;
-        self.materials[s] = Some(material);
-        Ok(())
+        let solids = &self.solids;
+        self.materials.set(s, |s| solids[s].name.clone(), material)
     }
 
     /// Solid `s`'s friction and restitution: its own, or the settings'.
     pub fn material(&self, s: usize) -> Material {
-        self.materials[s].unwrap_or(Material {
-            friction: self.settings.friction,
-            restitution: self.settings.restitution,
-        })
+        self.materials
+            .get(s, self.settings.friction, self.settings.restitution)
     }
 
     /// The friction and restitution of a contact between solids `i` and `k`: the mean of
@@ -411,6 +399,14 @@ impl AssemblyWithSolids {
             }
             let saved = self.assembly.clone();
             step::advance(&mut self.assembly, end)?;
+            // A support that would stop being still in this step wakes its sleepers at the
+            // step's start, and the step is taken again with them awake (`solids::sleep`).
+            let losing = self.islands_losing_support(&self.assembly);
+            if !losing.is_empty() {
+                self.assembly = saved;
+                self.wake_islands(&losing);
+                continue;
+            }
             match self.first_contact(&saved, end)? {
                 None => break,
                 Some(tc) => {

@@ -1,8 +1,13 @@
 //! Kalra assemblies for the tests: rods as uniform solid cylinders, joints by name, random
-//! bodies for the no-work checks, and the slider crank of kalra.md §6 V6.
+//! bodies for the no-work checks, the slider crank of kalra.md §6 V6, and the errors of a
+//! refused assembly scene.
 
+use std::path::Path;
+
+use impulse::assembly::scene::parse;
 use impulse::assembly::{Assembly, AssemblyBodyDesc, AssemblySettings, JointDesc, Primitive};
 use impulse::math::{Quat, Vec3};
+use impulse::scene::Diagnostic;
 use rand::Rng;
 use rand_pcg::Pcg64;
 
@@ -138,5 +143,31 @@ pub fn assert_no_work(asm: &mut Assembly, name: &str) {
     assert!(
         work.abs() <= 1e-6 * asm.kinetic_energy(),
         "{name}: work {work}"
+    );
+}
+
+/// The file name the scene texts of [`scene_errors`] are read as.
+pub const SCENE_FILE: &str = "test.toml";
+
+/// The errors of the assembly scene `text` read as the file [`SCENE_FILE`] (none when it
+/// loads).
+pub fn scene_errors(text: &str) -> Vec<Diagnostic> {
+    match parse(Path::new(SCENE_FILE), text) {
+        Ok(_) => Vec::new(),
+        Err(e) => e.diagnostics().to_vec(),
+    }
+}
+
+/// Asserts that the assembly scene `text` is refused and that its first error names
+/// [`SCENE_FILE`], `key` and `line` and says `says`.
+pub fn assert_first_error(text: &str, key: &str, line: usize, says: &str) {
+    let e = scene_errors(text);
+    assert!(
+        !e.is_empty()
+            && e[0].key == key
+            && e[0].line == line
+            && e[0].message.contains(says)
+            && e[0].path.ends_with(SCENE_FILE),
+        "expected `{key}` at line {line} saying `{says}`, found {e:?}"
     );
 }

@@ -30,12 +30,16 @@
 //!   window), and the pairs of sleepers with their supports leave both phases.
 //! - **Waking**: a pair of a sleeper and an awake body (not one of its supports) in contact at
 //!   an instant wakes the sleeper's island, from rest, before the contacts are answered; a
-//!   support that is no longer still wakes the islands it supports at the end of the grid
-//!   step, and their loads leave it; the still clocks restart.
+//!   support that is no longer still wakes the islands it supports, and their loads leave it;
+//!   the still clocks restart. A step is checked before it is kept: if a support would not be
+//!   still at its end, the step is taken again from its start with the islands it supports
+//!   awake (so a support set moving fast, a seesaw struck at its other end, meets its sleepers
+//!   as awake bodies within that step instead of travelling into them until the step's end);
+//!   the grid step's end checks again for what an impulse at that instant set moving.
 
 use crate::math::{Quat, Vec3};
 
-use super::super::AssemblyError;
+use super::super::{Assembly, AssemblyError};
 use super::AssemblyWithSolids;
 
 /// When the free bodies of an assembly among solids fall asleep.
@@ -155,6 +159,34 @@ impl AssemblyWithSolids {
         }
     }
 
+    /// Whether awake body `b` is still in `asm` against where it became still: every point
+    /// within ε of where it was then (its centre's displacement plus its turn times its reach)
+    /// and none faster than [`Self::still_ceiling`].
+    fn keeps_still(&self, b: usize, asm: &Assembly) -> bool {
+        let sleeper = &self.sleepers[b];
+        let body = &asm.bodies[b];
+        let (p, q) = (body.state.position, body.state.orientation);
+        let turn = (q * sleeper.anchor.1.inverse()).angle();
+        let moved = (p - sleeper.anchor.0).norm() + turn * sleeper.reach;
+        let fastest = body.velocity().norm() + body.angular_velocity().norm() * sleeper.reach;
+        !(moved > self.settings.envelope || fastest > self.still_ceiling())
+    }
+
+    /// Inside a step, before it is kept (`end` the state it reached): the sleeping islands
+    /// with a support that is no longer still in `end`. Woken at the step's start instead of
+    /// its end, their contacts with the support are back in both phases for the step taken
+    /// again, so a support moving fast cannot carry its points into them unanswered.
+    pub(super) fn islands_losing_support(&self, end: &Assembly) -> Vec<usize> {
+        if !self.sleep.enabled {
+            return Vec::new();
+        }
+        self.sleepers
+            .iter()
+            .filter(|s| s.island.is_some() && s.supports.iter().any(|&m| !self.keeps_still(m, end)))
+            .filter_map(|s| s.island)
+            .collect()
+    }
+
     /// At the end of a grid step: samples stillness, wakes the islands whose supports have
     /// moved, and puts islands that have been still for the sleep time, on supports still as
     /// long, to sleep.
@@ -163,22 +195,14 @@ impl AssemblyWithSolids {
             return;
         }
         let now = self.assembly.time();
-        let drift = self.settings.envelope;
-        let ceiling = self.still_ceiling();
         // Every awake body's stillness: a free body's own, a mechanism body's as a support.
-        for (b, sleeper) in self.sleepers.iter_mut().enumerate() {
-            if sleeper.island.is_some() {
+        for b in 0..self.sleepers.len() {
+            if self.sleepers[b].island.is_some() || self.keeps_still(b, &self.assembly) {
                 continue;
             }
-            let body = &self.assembly.bodies[b];
-            let (p, q) = (body.state.position, body.state.orientation);
-            let turn = (q * sleeper.anchor.1.inverse()).angle();
-            let moved = (p - sleeper.anchor.0).norm() + turn * sleeper.reach;
-            let fastest = body.velocity().norm() + body.angular_velocity().norm() * sleeper.reach;
-            if moved > drift || fastest > ceiling {
-                sleeper.anchor = (p, q);
-                sleeper.since = now;
-            }
+            let state = &self.assembly.bodies[b].state;
+            self.sleepers[b].anchor = (state.position, state.orientation);
+            self.sleepers[b].since = now;
         }
         let time = self.sleep.time;
         let settled = |s: &BodySleep| now - s.since >= time;
@@ -329,7 +353,7 @@ impl AssemblyWithSolids {
 
     /// Wakes every sleeper of the given islands, from rest: its own loads back, its still
     /// clock restarted where it is.
-    fn wake_islands(&mut self, islands: &[usize]) {
+    pub(super) fn wake_islands(&mut self, islands: &[usize]) {
         let now = self.assembly.time();
         let mut unloaded = Vec::new();
         for (b, s) in self.sleepers.iter_mut().enumerate() {
