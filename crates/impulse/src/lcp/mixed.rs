@@ -169,20 +169,22 @@ impl MixedLcp {
     }
 
     /// The sticking contacts whose friction leaves its cone, `|tᵢ| > μ f_N,i`, by more than
-    /// `tolerance` relative to the largest normal force; each with whether it pushes nothing
-    /// (`f_N` zero: released, it holds no friction).
-    pub(crate) fn outside_cones(&self, z: &DVector<f64>, tolerance: f64) -> Vec<(usize, bool)> {
+    /// `tolerance` relative to the largest normal force.
+    pub(crate) fn outside_cones(&self, z: &DVector<f64>, tolerance: f64) -> Vec<usize> {
         let local = self.local_forces(z);
         let largest = local.iter().map(|f| f.x.abs()).fold(0.0, f64::max);
         let slack = tolerance * largest;
         (0..local.len())
             .filter(|&i| {
-                // Written so that a NaN (all held contacts idle: friction 0/0) is outside.
+                let friction = local[i].y.hypot(local[i].z);
+                let bound = self.friction[i] * local[i].x * (1.0 + tolerance) + slack;
+                // A NaN (all held contacts idle: friction 0/0) counts as outside.
                 self.held[i].is_some()
-                    && !(local[i].y.hypot(local[i].z)
-                        <= self.friction[i] * local[i].x * (1.0 + tolerance) + slack)
+                    && matches!(
+                        friction.partial_cmp(&bound),
+                        Some(std::cmp::Ordering::Greater) | None
+                    )
             })
-            .map(|i| (i, local[i].x <= 1e-12 * largest))
             .collect()
     }
 }

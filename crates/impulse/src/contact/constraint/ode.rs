@@ -332,7 +332,7 @@ fn solve_mixed(
         // friction is not bound to its normal force, and a solution may lean on friction at
         // a contact that pushes nothing (the leaning plank's wall). Released, it would hold no
         // friction at all where the box model finds it pushing.
-        for (i, _) in outside {
+        for i in outside {
             boxed[i] = true;
         }
     }
