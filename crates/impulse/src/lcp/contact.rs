@@ -644,6 +644,35 @@ impl ContactSystem {
         self.build(layout, Level::Impulse(restitution_scale))
     }
 
+    /// [`Self::static_friction`] with the box-friction unknowns only at the contacts in
+    /// `boxed`; the other non-sliding contacts are frictionless here (their friction is the
+    /// caller's: `super::mixed`), as are those `released`.
+    pub(super) fn partly_boxed(&self, boxed: &[bool], released: &[bool]) -> ContactLcp {
+        let layout = (0..self.n)
+            .map(|i| {
+                let mu = self.friction[i];
+                if boxed[i] && mu > 0.0 && !self.sliding[i] {
+                    Unknowns::Box
+                } else if released[i] {
+                    self.dynamic_or_normal(i, 0.0)
+                } else {
+                    self.dynamic_or_normal(i, mu)
+                }
+            })
+            .collect();
+        self.build(layout, Level::Force)
+    }
+
+    /// The same contacts with coupling `blocks` (row-major, contact frames) and free
+    /// accelerations `free` in place of their own.
+    pub(super) fn with_coupling(&self, blocks: Vec<Mat3>, free: Vec<Vec3>) -> ContactSystem {
+        ContactSystem {
+            blocks,
+            free,
+            ..self.clone()
+        }
+    }
+
     fn dynamic_or_normal(&self, i: usize, mu: f64) -> Unknowns {
         if self.sliding[i] && mu > 0.0 {
             // t̂_x is along the slip: friction on A is −μ f_N t̂_x.

@@ -23,6 +23,7 @@ pub mod contact;
 pub mod enumerate;
 pub mod impulse;
 pub mod lemke;
+pub(crate) mod mixed;
 pub(crate) mod sticking;
 
 pub use contact::{

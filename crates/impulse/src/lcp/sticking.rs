@@ -68,7 +68,10 @@ pub(crate) struct StickingLcp {
 /// every cone. Over the range only, the forces are the least that hold the contacts, and the
 /// statically indeterminate internal forces are zero. Eigenvalues below `RANGE` of the
 /// largest are taken as zero (rounding of a singular block).
-fn held_inverse(a_tt: DMatrix<f64>, delta_t: f64) -> Option<(DMatrix<f64>, DMatrix<f64>)> {
+pub(super) fn held_inverse(
+    a_tt: DMatrix<f64>,
+    delta_t: f64,
+) -> Option<(DMatrix<f64>, DMatrix<f64>)> {
     let eigen = a_tt.symmetric_eigen();
     let largest = eigen.eigenvalues.amax();
     if !largest.is_finite() {
@@ -206,30 +209,13 @@ impl StickingLcp {
     /// of a rocking box is not asked for as much as a loaded one (least `Σ |tᵢ|² / μ f_N,i`).
     fn friction_forces(&self, f_n: &DVector<f64>) -> DVector<f64> {
         let least = &self.gain * f_n + &self.offset;
-        let k = self.internal.ncols();
-        if k == 0 {
-            return least;
-        }
-        let mut bound = DVector::zeros(least.len());
-        for (i, held) in self.held.iter().enumerate() {
-            if let Some(r) = *held {
-                let b = self.friction[i] * f_n[i].max(0.0);
-                bound[r] = b;
-                bound[r + 1] = b;
-            }
-        }
-        let floor = 1e-9 * bound.amax().max(f64::MIN_POSITIVE);
-        let weight = bound.map(|b| 1.0 / (b + floor));
-        // (Nᵀ W N) c = −Nᵀ W t_least.
-        let weighted = DMatrix::from_fn(self.internal.nrows(), k, |r, c| {
-            weight[r] * self.internal[(r, c)]
-        });
-        let normal = self.internal.transpose() * &weighted;
-        let rhs = -(weighted.transpose() * &least);
-        match normal.cholesky() {
-            Some(factor) => least + &self.internal * factor.solve(&rhs),
-            None => least,
-        }
+        share_friction(
+            least,
+            &self.internal,
+            &self.held,
+            &self.friction,
+            f_n.as_slice(),
+        )
     }
 
     /// The contact forces on A (world) for normal forces `f_n`.
@@ -257,6 +243,41 @@ impl StickingLcp {
                 t[r].hypot(t[r + 1]) <= self.friction[i] * f_n[i] * (1.0 + tolerance) + slack
             })
         })
+    }
+}
+
+/// The held contacts' friction `least` (the least-norm forces that hold them) plus the
+/// internal forces (columns of `internal`; they move nothing) that share it in proportion to
+/// each contact's bound `μ f_N`: least `Σ |tᵢ|² / μ f_N,i`. `held[i]` is contact `i`'s first
+/// row in `t`.
+pub(super) fn share_friction(
+    least: DVector<f64>,
+    internal: &DMatrix<f64>,
+    held: &[Option<usize>],
+    friction: &[f64],
+    f_n: &[f64],
+) -> DVector<f64> {
+    let k = internal.ncols();
+    if k == 0 {
+        return least;
+    }
+    let mut bound = DVector::zeros(least.len());
+    for (i, held) in held.iter().enumerate() {
+        if let Some(r) = *held {
+            let b = friction[i] * f_n[i].max(0.0);
+            bound[r] = b;
+            bound[r + 1] = b;
+        }
+    }
+    let floor = 1e-9 * bound.amax().max(f64::MIN_POSITIVE);
+    let weight = bound.map(|b| 1.0 / (b + floor));
+    // (Nᵀ W N) c = −Nᵀ W t_least.
+    let weighted = DMatrix::from_fn(internal.nrows(), k, |r, c| weight[r] * internal[(r, c)]);
+    let normal = internal.transpose() * &weighted;
+    let rhs = -(weighted.transpose() * &least);
+    match normal.cholesky() {
+        Some(factor) => least + internal * factor.solve(&rhs),
+        None => least,
     }
 }
 

@@ -7,6 +7,7 @@
 use std::cell::RefCell;
 
 use super::*;
+use crate::lcp::mixed::MixedLcp;
 
 /// The group's equations of motion, with the contact forces of the LCP at each evaluation.
 pub(super) struct GroupOde<'a> {
@@ -85,29 +86,7 @@ impl GroupOde<'_> {
     /// §14.2.3's box model of `system`: static friction at sticking contacts, dynamic at
     /// sliding ones, with the contacts' compliance ([`COMPLIANCE`]).
     pub(super) fn box_lcp(&self, system: &ContactSystem) -> Option<ContactLcp> {
-        let mut lcp = system.static_friction();
-        let delta = COMPLIANCE * lcp.matrix.amax();
-        if !delta.is_finite() {
-            return None;
-        }
-        let n = lcp.matrix.nrows();
-        for i in 0..lcp.contacts() {
-            let first = lcp.normal_index(i);
-            let rows = if i + 1 < lcp.contacts() {
-                lcp.normal_index(i + 1)
-            } else {
-                n
-            } - first;
-            for r in 0..rows {
-                // A box contact's rows: f_N, β_x⁺, β_x⁻, λ_x, β_y⁺, β_y⁻, λ_y. The friction
-                // forces β give much less (`TANGENT_COMPLIANCE`): a sticking contact creeps at
-                // δ β over the slip correction's rate.
-                let tangential = rows == 7 && matches!(r, 1 | 2 | 4 | 5);
-                lcp.matrix[(first + r, first + r)] +=
-                    if tangential { TANGENT_COMPLIANCE * delta } else { delta };
-            }
-        }
-        Some(lcp)
+        with_compliance(system.static_friction())
     }
 
     /// The contact forces (on each point's A, world) at state `y`: from the sticking problem
@@ -136,6 +115,11 @@ impl GroupOde<'_> {
                     let z = basis_solution(&lcp.matrix, &lcp.vector, basis)?;
                     Some(lcp.contact_forces(&z))
                 }),
+                Some(Mode::Mixed(basis, boxed)) => mixed_lcp(&system, boxed)
+                    .and_then(|mixed| {
+                        let z = basis_solution(&mixed.lcp.matrix, &mixed.lcp.vector, basis)?;
+                        Some(mixed.contact_forces(&z))
+                    }),
                 None => None,
             };
             if let Some(forces) = frozen {
@@ -162,7 +146,20 @@ impl GroupOde<'_> {
             *self.warm.borrow_mut() = Some(Mode::Sticking(s.basis, released));
             return lcp.contact_forces(&s.z);
         }
-        // Some contact must slip (or lets go while holding): §14.2.3's box model.
+        // Some contacts must slip (or let go while holding): §14.2.3's box model at those,
+        // the others sticking (`lcp::mixed`), from the contacts the flight boxed if it did.
+        let mixed_warm = match &warm {
+            Some(Mode::Mixed(basis, boxed)) => Some((basis, boxed)),
+            _ => None,
+        };
+        if let Some((mixed, s, boxed)) = solve_mixed(&system, mixed_warm, &options) {
+            if s.start == Start::Warm {
+                self.counters.borrow_mut().warm_solves += 1;
+            }
+            *self.warm.borrow_mut() = Some(Mode::Mixed(s.basis, boxed));
+            return mixed.contact_forces(&s.z);
+        }
+        // The box model over every contact.
         let Some(lcp) = self.box_lcp(&system) else {
             *self.trouble.borrow_mut() = Some(t);
             return zero();
@@ -217,8 +214,40 @@ impl GroupOde<'_> {
             Mode::Box(basis) => self
                 .box_lcp(&system)
                 .is_some_and(|lcp| valid(&lcp.matrix, &lcp.vector, &basis).is_some()),
+            Mode::Mixed(basis, boxed) => {
+                mixed_lcp(&system, &boxed).is_some_and(|mixed| {
+                    valid(&mixed.lcp.matrix, &mixed.lcp.vector, &basis)
+                        .is_some_and(|z| mixed.outside_cones(&z, CONE_TOLERANCE).is_empty())
+                })
+            }
         }
     }
+}
+
+/// `lcp` with the contacts' compliance ([`COMPLIANCE`] of its largest entry) on its diagonal:
+/// all of it on the normal and λ rows, [`TANGENT_COMPLIANCE`] of it on a box contact's
+/// friction rows β (a sticking contact creeps at δ β over the slip correction's rate).
+fn with_compliance(mut lcp: ContactLcp) -> Option<ContactLcp> {
+    let delta = COMPLIANCE * lcp.matrix.amax();
+    if !delta.is_finite() {
+        return None;
+    }
+    let n = lcp.matrix.nrows();
+    for i in 0..lcp.contacts() {
+        let first = lcp.normal_index(i);
+        let rows = if i + 1 < lcp.contacts() {
+            lcp.normal_index(i + 1)
+        } else {
+            n
+        } - first;
+        for r in 0..rows {
+            // A box contact's rows: f_N, β_x⁺, β_x⁻, λ_x, β_y⁺, β_y⁻, λ_y.
+            let tangential = rows == 7 && matches!(r, 1 | 2 | 4 | 5);
+            lcp.matrix[(first + r, first + r)] +=
+                if tangential { TANGENT_COMPLIANCE * delta } else { delta };
+        }
+    }
+    Some(lcp)
 }
 
 /// The sticking problem of `system` ([`StickingLcp`]), with the group's compliances; the
@@ -262,6 +291,54 @@ fn solve_sticking(
     None
 }
 
+/// The partly boxed problem of `system` ([`MixedLcp`]) with the group's compliances.
+fn mixed_lcp(system: &ContactSystem, boxed: &[bool]) -> Option<MixedLcp> {
+    let none = vec![false; system.len()];
+    let mut mixed = MixedLcp::new(system, TANGENT_COMPLIANCE * COMPLIANCE, &none, boxed)?;
+    mixed.lcp = with_compliance(mixed.lcp)?;
+    Some(mixed)
+}
+
+/// Solves the partly boxed problem of `system` by Lemke, from the flight's sets and basis
+/// (`warm`) if it has them, else from none boxed: each round boxes the sticking contacts whose
+/// friction left its cone and solves again. Returns it with its solution and boxed set once
+/// every sticking contact's friction is in its cone and the answer is consistent; `None` when
+/// Lemke finds none (the caller then poses the whole box model).
+fn solve_mixed(
+    system: &ContactSystem,
+    warm: Option<(&Basis, &Vec<bool>)>,
+    options: &LemkeOptions,
+) -> Option<(MixedLcp, crate::lcp::lemke::Solution, Vec<bool>)> {
+    let n = system.len();
+    let (mut boxed, mut basis) = match warm {
+        Some((basis, boxed)) if boxed.len() == n => (boxed.clone(), Some(basis)),
+        _ => (vec![false; n], None),
+    };
+    for _ in 0..=n {
+        let mixed = mixed_lcp(system, &boxed)?;
+        let start = basis.take().filter(|b| b.len() == mixed.lcp.vector.len());
+        let Ok(Outcome::Solution(s)) = mixed.lcp.solve(start, options) else {
+            return None;
+        };
+        let delta = COMPLIANCE * mixed.lcp.matrix.amax();
+        if delta * s.z.amax() > INCONSISTENT * mixed.lcp.vector.amax() {
+            return None;
+        }
+        let outside = mixed.outside_cones(&s.z, CONE_TOLERANCE);
+        if outside.is_empty() {
+            return Some((mixed, s, boxed));
+        }
+        // Boxed, even where it pushes nothing: with its friction eliminated, a contact's
+        // friction is not bound to its normal force, and a solution may lean on friction at
+        // a contact that pushes nothing (the leaning plank's wall). Released, it would hold no
+        // friction at all where the box model finds it pushing.
+        for i in outside {
+            boxed[i] = true;
+        }
+    }
+    None
+}
+
 /// Rounds of releasing idle contacts before the box model is asked instead.
 const RELEASE_ROUNDS: usize = 3;
 
@@ -276,6 +353,8 @@ const CONE_TOLERANCE: f64 = 1e-9;
 pub(super) enum Mode {
     Sticking(Basis, Vec<bool>),
     Box(Basis),
+    /// The partly boxed problem's (`lcp::mixed`), with the contacts it poses in the box model.
+    Mixed(Basis, Vec<bool>),
 }
 
 impl OdeSystem for GroupOde<'_> {

@@ -1,0 +1,279 @@
+//! §14.2.3's box model at the contacts that may slip, with every other non-sliding contact
+//! sticking and its friction eliminated as in [`super::sticking`].
+//!
+//! When the sticking problem's friction leaves the cone at a few contacts of a pile, posing
+//! the box model over the whole pile costs seven unknowns a contact (a 36-contact pyramid of
+//! six cubes: 252), and Lemke's work grows as the cube of that. Only the contacts whose
+//! friction left the cone need the box's unknowns: the others stick (`a_T = 0`), and their
+//! friction is eliminated exactly as the sticking problem does. With `E` the friction rows of
+//! the sticking contacts and `R` every other force component,
+//!
+//! ```text
+//!   a_E = W_EE t_E + W_ER F_R + b_E = 0   ⇒   t_E = −S⁺ (W_ER F_R + b_E),   S = W_EE + δ_t I
+//!   a_R = (W_RR − W_RE S⁺ W_ER) F_R + (b_R − W_RE S⁺ b_E)
+//! ```
+//!
+//! and the box model is posed over the coupling `a_R` (one unknown at a sticking contact,
+//! seven at a boxed one). Its answer is the box model's whenever the sticking contacts'
+//! friction lies in their cones; a contact whose friction leaves its cone joins the boxed
+//! ones (or, pushing nothing, is released), and the problem is solved again. The boxed set
+//! only grows within one evaluation, so the rounds end, at worst at the whole box model.
+
+use nalgebra::{DMatrix, DVector};
+
+use super::contact::{ContactLcp, ContactSystem};
+use super::sticking::{held_inverse, share_friction};
+use crate::math::{Mat3, Vec3};
+
+/// The partly boxed problem: an LCP over the sticking contacts' normal forces and the boxed
+/// contacts' box unknowns, and the sticking contacts' friction as a function of its answer.
+#[derive(Clone, Debug)]
+pub(crate) struct MixedLcp {
+    /// The LCP (without compliance on its diagonal: the caller's).
+    pub(crate) lcp: ContactLcp,
+    /// `t_E = gain F + offset`, `F` every contact's force in its frame (3 a contact), plus
+    /// internal forces (columns of `internal`: they move nothing).
+    gain: DMatrix<f64>,
+    offset: DVector<f64>,
+    internal: DMatrix<f64>,
+    /// Each contact's first friction row in `t_E`, if it sticks with its friction eliminated.
+    held: Vec<Option<usize>>,
+    friction: Vec<f64>,
+    frames: Vec<Mat3>,
+}
+
+impl MixedLcp {
+    /// The problem of `system` with the box model's unknowns at the contacts in `boxed`,
+    /// no friction at those `released`, and the other non-sliding contacts with friction
+    /// sticking, with tangential compliance `δ_t = tangent · s` (`s` the largest coupling
+    /// entry). `None` for non-finite input.
+    pub(crate) fn new(
+        system: &ContactSystem,
+        tangent: f64,
+        released: &[bool],
+        boxed: &[bool],
+    ) -> Option<Self> {
+        let n = system.n;
+        let mut held = Vec::with_capacity(n);
+        let mut rows = 0;
+        for i in 0..n {
+            if system.friction[i] > 0.0 && !system.sliding[i] && !released[i] && !boxed[i] {
+                held.push(Some(rows));
+                rows += 2;
+            } else {
+                held.push(None);
+            }
+        }
+        // The whole coupling, 3 rows and columns a contact, and the eliminated rows' places.
+        let size = 3 * n;
+        let w = DMatrix::from_fn(size, size, |r, c| {
+            system.block(r / 3, c / 3)[(r % 3, c % 3)]
+        });
+        let scale = w.amax();
+        if !scale.is_finite() {
+            return None;
+        }
+        let mut eliminated = Vec::with_capacity(rows);
+        for (i, h) in held.iter().enumerate() {
+            if h.is_some() {
+                eliminated.extend([3 * i + 1, 3 * i + 2]);
+            }
+        }
+        let b = DVector::from_fn(size, |r, _| system.free[r / 3][r % 3]);
+        let (gain, offset, internal, coupling, free) = if rows > 0 {
+            let w_ee = DMatrix::from_fn(rows, rows, |r, c| w[(eliminated[r], eliminated[c])]);
+            let (s, internal) = held_inverse(w_ee, tangent * scale)?;
+            // W_E· with the eliminated columns left out (t_E is not part of F).
+            let mut w_e = DMatrix::from_fn(rows, size, |r, c| w[(eliminated[r], c)]);
+            let mut w_ce = DMatrix::from_fn(size, rows, |r, c| w[(r, eliminated[c])]);
+            for &c in &eliminated {
+                w_e.column_mut(c).fill(0.0);
+                w_ce.row_mut(c).fill(0.0);
+            }
+            let b_e = DVector::from_fn(rows, |r, _| b[eliminated[r]]);
+            let gain = -(&s * &w_e);
+            let offset = -(&s * &b_e);
+            let coupling = &w + &w_ce * &gain;
+            let free = &b + &w_ce * &offset;
+            (gain, offset, internal, coupling, free)
+        } else {
+            (
+                DMatrix::zeros(0, size),
+                DVector::zeros(0),
+                DMatrix::zeros(0, 0),
+                w,
+                b,
+            )
+        };
+        let mut blocks = vec![Mat3::zeros(); n * n];
+        for i in 0..n {
+            for j in 0..n {
+                blocks[i * n + j] = coupling.fixed_view::<3, 3>(3 * i, 3 * j).into_owned();
+            }
+        }
+        let free: Vec<Vec3> = (0..n)
+            .map(|i| Vec3::new(free[3 * i], free[3 * i + 1], free[3 * i + 2]))
+            .collect();
+        let lcp = system
+            .with_coupling(blocks, free)
+            .partly_boxed(boxed, released);
+        if !(lcp.matrix.iter().all(|v| v.is_finite()) && lcp.vector.iter().all(|v| v.is_finite())) {
+            return None;
+        }
+        Some(MixedLcp {
+            lcp,
+            gain,
+            offset,
+            internal,
+            held,
+            friction: system.friction.clone(),
+            frames: system.frames.clone(),
+        })
+    }
+
+    /// Each contact's force in its frame for the LCP's answer `z`, the sticking contacts'
+    /// friction included.
+    fn local_forces(&self, z: &DVector<f64>) -> Vec<Vec3> {
+        let mut local: Vec<Vec3> = self
+            .lcp
+            .contact_forces(z)
+            .iter()
+            .zip(&self.frames)
+            .map(|(f, frame)| frame.transpose() * f)
+            .collect();
+        if self.gain.nrows() > 0 {
+            let flat = DVector::from_iterator(
+                3 * local.len(),
+                local.iter().flat_map(|f| f.iter().copied()),
+            );
+            let least = &self.gain * flat + &self.offset;
+            let f_n: Vec<f64> = local.iter().map(|f| f.x).collect();
+            let t = share_friction(least, &self.internal, &self.held, &self.friction, &f_n);
+            for (f, held) in local.iter_mut().zip(&self.held) {
+                if let Some(r) = *held {
+                    f.y = t[r];
+                    f.z = t[r + 1];
+                }
+            }
+        }
+        local
+    }
+
+    /// The contact forces on A (world) for the LCP's answer `z`.
+    pub(crate) fn contact_forces(&self, z: &DVector<f64>) -> Vec<Vec3> {
+        self.local_forces(z)
+            .iter()
+            .zip(&self.frames)
+            .map(|(f, frame)| frame * f)
+            .collect()
+    }
+
+    /// The sticking contacts whose friction leaves its cone, `|tᵢ| > μ f_N,i`, by more than
+    /// `tolerance` relative to the largest normal force.
+    pub(crate) fn outside_cones(&self, z: &DVector<f64>, tolerance: f64) -> Vec<usize> {
+        let local = self.local_forces(z);
+        let largest = local.iter().map(|f| f.x.abs()).fold(0.0, f64::max);
+        let slack = tolerance * largest;
+        (0..local.len())
+            .filter(|&i| {
+                let friction = local[i].y.hypot(local[i].z);
+                let bound = self.friction[i] * local[i].x * (1.0 + tolerance) + slack;
+                // A NaN (all held contacts idle: friction 0/0) counts as outside.
+                self.held[i].is_some()
+                    && matches!(
+                        friction.partial_cmp(&bound),
+                        Some(std::cmp::Ordering::Greater) | None
+                    )
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lcp::contact::{ContactBody, ContactPoint};
+    use crate::lcp::lemke::{LemkeOptions, Outcome, solve};
+    use crate::lcp::sticking::StickingLcp;
+    use crate::math::Point;
+
+    /// A unit cube of mass `m` resting on its four bottom corners, pushed sideways by `push`
+    /// (N) through its centre (as `sticking`'s tests).
+    fn pushed_cube(m: f64, mu: f64, push: f64) -> ContactSystem {
+        let body = ContactBody {
+            inverse_mass: 1.0 / m,
+            inverse_inertia: Mat3::identity() * 6.0 / m,
+            center_of_mass: Point::new(0.0, 0.0, 0.5),
+            velocity: Vec3::zeros(),
+            angular_velocity: Vec3::zeros(),
+            force: Vec3::new(push, 0.0, -m * 9.81),
+            torque: Vec3::zeros(),
+        };
+        let points: Vec<ContactPoint> = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]
+            .iter()
+            .map(|&(x, y)| {
+                ContactPoint::new(Some(0), None, Point::new(x, y, 0.0), Vec3::z()).with_friction(mu)
+            })
+            .collect();
+        ContactSystem::new(&[body], &points, 1e-6).expect("a valid system")
+    }
+
+    fn solved(lcp: &DMatrix<f64>, q: &DVector<f64>) -> DVector<f64> {
+        // The answer's check as loose as the contact groups' (`LEMKE_TOLERANCE`).
+        let options = LemkeOptions {
+            tolerance: 1e-7,
+            ..LemkeOptions::default()
+        };
+        match solve(lcp, q, None, &options) {
+            Ok(Outcome::Solution(s)) => s.z,
+            other => panic!("no solution: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn with_nothing_boxed_it_is_the_sticking_problem() {
+        // E = every friction row: the same elimination as `StickingLcp`, so the same forces.
+        // Four coplanar corners make the normal problem singular but for its compliance δ
+        // (1e-9 of the coupling scale here), so rounding in the two orders of elimination is
+        // amplified by about 1/δ: 1e-16 / 1e-9 ≈ 1e-7 relative. Measured: 2.7e-8 N in 3.9 N.
+        let system = pushed_cube(2.0, 0.5, 0.2 * 2.0 * 9.81);
+        let none = [false; 4];
+        let mut mixed = MixedLcp::new(&system, 1e-9, &none, &none).expect("finite");
+        let sticking = StickingLcp::new(&system, 1e-9, 1e-9, &none).expect("finite");
+        for i in 0..4 {
+            mixed.lcp.matrix[(i, i)] += sticking.compliance;
+        }
+        let a = mixed.contact_forces(&solved(&mixed.lcp.matrix, &mixed.lcp.vector));
+        let b = sticking.contact_forces(&solved(&sticking.matrix, &sticking.vector));
+        for (fa, fb) in a.iter().zip(&b) {
+            assert!((fa - fb).norm() < 1e-6 * 2.0 * 9.81, "{fa} vs {fb}");
+        }
+    }
+
+    #[test]
+    fn boxed_contacts_answer_the_box_model_where_the_cube_must_slide() {
+        // push / (m g) = 0.8 > μ = 0.5: the cube cannot stick. Every contact boxed is the box
+        // model itself; Coulomb then gives friction μ m g against the push. Sticking, the
+        // corners would need 0.8 m g of friction in all against at most μ m g = 0.5 m g, so at
+        // least one corner's friction leaves its cone.
+        let (m, mu, push) = (2.0, 0.5, 0.8 * 2.0 * 9.81);
+        let system = pushed_cube(m, mu, push);
+        let none = [false; 4];
+        let sticking = MixedLcp::new(&system, 1e-9, &none, &none).expect("finite");
+        let z = solved(&sticking.lcp.matrix, &sticking.lcp.vector);
+        assert!(!sticking.outside_cones(&z, 1e-9).is_empty());
+        let all = [true; 4];
+        let mut boxed = MixedLcp::new(&system, 1e-9, &none, &all).expect("finite");
+        assert_eq!(boxed.lcp.matrix.nrows(), 28);
+        let delta = 1e-9 * boxed.lcp.matrix.amax();
+        for i in 0..28 {
+            boxed.lcp.matrix[(i, i)] += delta;
+        }
+        let z = solved(&boxed.lcp.matrix, &boxed.lcp.vector);
+        let total: Vec3 = boxed.contact_forces(&z).iter().sum();
+        // Statics normal to the floor, and friction at its bound μ m g against the push.
+        assert!((total.z - m * 9.81).abs() < 1e-6 * m * 9.81, "{total}");
+        assert!((total.x + mu * m * 9.81).abs() < 1e-6 * m * 9.81, "{total}");
+        assert!(boxed.outside_cones(&z, 1e-9).is_empty());
+    }
+}
