@@ -197,6 +197,9 @@ pub(crate) struct ContactGroup {
     /// when it reaches them ([`ContactGroup::take_rays`]), dropped with the flight past the
     /// group's time when it restarts.
     rays: Vec<RayImpulse>,
+    /// The times of the ray answers applied while integrating ahead, counted in
+    /// `ray_impulses` once reached (as their rows are) and dropped with them.
+    ray_answers: Vec<f64>,
     /// Set from outside to stop a long flight between its steps (`World::set_interrupt`).
     #[serde(skip)]
     pub(crate) interrupt: Option<&'static std::sync::atomic::AtomicBool>,
@@ -261,6 +264,7 @@ impl ContactGroup {
             hold_basis: false,
             counters: RefCell::new(GroupCounters::default()),
             rays: Vec::new(),
+            ray_answers: Vec::new(),
             interrupt: None,
         }
     }
@@ -288,12 +292,16 @@ impl ContactGroup {
         self.interruption = None;
         let now = self.time;
         self.rays.retain(|r| r.time <= now);
+        self.ray_answers.retain(|&t| t <= now);
     }
 
     /// The ray impulses the group has applied up to its time, oldest first; each ray's answer
     /// is counted here, once it is reached (its impulses are `events.csv` rows).
     pub(crate) fn take_rays(&mut self) -> Vec<RayImpulse> {
         let now = self.time;
+        let answered = self.ray_answers.iter().take_while(|&&t| t <= now).count();
+        self.ray_answers.drain(..answered);
+        self.counters.borrow_mut().ray_impulses += answered as u64;
         let reached = self.rays.iter().take_while(|r| r.time <= now).count();
         self.rays.drain(..reached).collect()
     }
@@ -731,7 +739,9 @@ impl ContactGroup {
             y[base + 10..base + 13].copy_from_slice(body.angular_velocity.as_slice());
         }
         if applied {
-            self.counters.borrow_mut().ray_impulses += 1;
+            // Counted once the group's time reaches it (`take_rays`): a restart before then
+            // drops it with its rows.
+            self.ray_answers.push(t);
         }
         // The impulses changed the slips: each contact's mode follows (a collision solve leaves
         // the contacts it stopped sticking).
