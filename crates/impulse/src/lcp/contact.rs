@@ -646,15 +646,13 @@ impl ContactSystem {
 
     /// [`Self::static_friction`] with the box-friction unknowns only at the contacts in
     /// `boxed`; the other non-sliding contacts are frictionless here (their friction is the
-    /// caller's: `super::mixed`), as are those `released`.
-    pub(super) fn partly_boxed(&self, boxed: &[bool], released: &[bool]) -> ContactLcp {
+    /// caller's: `super::mixed`).
+    pub(super) fn partly_boxed(&self, boxed: &[bool]) -> ContactLcp {
         let layout = (0..self.n)
             .map(|i| {
                 let mu = self.friction[i];
                 if boxed[i] && mu > 0.0 && !self.sliding[i] {
                     Unknowns::Box
-                } else if released[i] {
-                    self.dynamic_or_normal(i, 0.0)
                 } else {
                     self.dynamic_or_normal(i, mu)
                 }

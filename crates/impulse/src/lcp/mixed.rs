@@ -16,7 +16,8 @@
 //! and the box model is posed over the coupling `a_R` (one unknown at a sticking contact,
 //! seven at a boxed one). Its answer is the box model's whenever the sticking contacts'
 //! friction lies in their cones; a contact whose friction leaves its cone joins the boxed
-//! ones (or, pushing nothing, is released), and the problem is solved again. The boxed set
+//! ones (even pushing nothing: released, it would hold no friction at all), and the problem
+//! is solved again. The boxed set
 //! only grows within one evaluation, so the rounds end, at worst at the whole box model.
 
 use nalgebra::{DMatrix, DVector};
@@ -43,21 +44,15 @@ pub(crate) struct MixedLcp {
 }
 
 impl MixedLcp {
-    /// The problem of `system` with the box model's unknowns at the contacts in `boxed`,
-    /// no friction at those `released`, and the other non-sliding contacts with friction
-    /// sticking, with tangential compliance `δ_t = tangent · s` (`s` the largest coupling
+    /// The problem of `system` with the box model's unknowns at the contacts in `boxed`, and
+    /// the other non-sliding contacts with friction sticking, with tangential compliance `δ_t = tangent · s` (`s` the largest coupling
     /// entry). `None` for non-finite input.
-    pub(crate) fn new(
-        system: &ContactSystem,
-        tangent: f64,
-        released: &[bool],
-        boxed: &[bool],
-    ) -> Option<Self> {
+    pub(crate) fn new(system: &ContactSystem, tangent: f64, boxed: &[bool]) -> Option<Self> {
         let n = system.n;
         let mut held = Vec::with_capacity(n);
         let mut rows = 0;
         for i in 0..n {
-            if system.friction[i] > 0.0 && !system.sliding[i] && !released[i] && !boxed[i] {
+            if system.friction[i] > 0.0 && !system.sliding[i] && !boxed[i] {
                 held.push(Some(rows));
                 rows += 2;
             } else {
@@ -114,9 +109,7 @@ impl MixedLcp {
         let free: Vec<Vec3> = (0..n)
             .map(|i| Vec3::new(free[3 * i], free[3 * i + 1], free[3 * i + 2]))
             .collect();
-        let lcp = system
-            .with_coupling(blocks, free)
-            .partly_boxed(boxed, released);
+        let lcp = system.with_coupling(blocks, free).partly_boxed(boxed);
         if !(lcp.matrix.iter().all(|v| v.is_finite()) && lcp.vector.iter().all(|v| v.is_finite())) {
             return None;
         }
@@ -238,7 +231,7 @@ mod tests {
         // amplified by about 1/δ: 1e-16 / 1e-9 ≈ 1e-7 relative. Measured: 2.7e-8 N in 3.9 N.
         let system = pushed_cube(2.0, 0.5, 0.2 * 2.0 * 9.81);
         let none = [false; 4];
-        let mut mixed = MixedLcp::new(&system, 1e-9, &none, &none).expect("finite");
+        let mut mixed = MixedLcp::new(&system, 1e-9, &none).expect("finite");
         let sticking = StickingLcp::new(&system, 1e-9, 1e-9, &none).expect("finite");
         for i in 0..4 {
             mixed.lcp.matrix[(i, i)] += sticking.compliance;
@@ -259,11 +252,11 @@ mod tests {
         let (m, mu, push) = (2.0, 0.5, 0.8 * 2.0 * 9.81);
         let system = pushed_cube(m, mu, push);
         let none = [false; 4];
-        let sticking = MixedLcp::new(&system, 1e-9, &none, &none).expect("finite");
+        let sticking = MixedLcp::new(&system, 1e-9, &none).expect("finite");
         let z = solved(&sticking.lcp.matrix, &sticking.lcp.vector);
         assert!(!sticking.outside_cones(&z, 1e-9).is_empty());
         let all = [true; 4];
-        let mut boxed = MixedLcp::new(&system, 1e-9, &none, &all).expect("finite");
+        let mut boxed = MixedLcp::new(&system, 1e-9, &all).expect("finite");
         assert_eq!(boxed.lcp.matrix.nrows(), 28);
         let delta = 1e-9 * boxed.lcp.matrix.amax();
         for i in 0..28 {

@@ -64,20 +64,25 @@ impl EventLoop {
                 // each part's own facing face (`flat_corner`). An edge crossing an edge where
                 // two faces lie face to face is held on those faces too (`flat_crossing`), and
                 // still let go where it leaves the edge.
-                let (n, pa, pb, (fa, fb)) =
-                    match contact_kinematics(&a, &b, &corner, &piece.normal, epsilon) {
-                        Ok(k) if flat_crossing(&a, &b, &corner, &piece.normal, k.features) => {
-                            let (n, pa, pb) =
-                                flat_corner(&a, &b, &corner, &piece.normal, piece.distance);
-                            (n, pa, pb, k.features)
-                        }
-                        Ok(k) => (k.normal, k.points.0.coords, k.points.1.coords, k.features),
-                        Err(_) => {
-                            let (n, pa, pb) =
-                                flat_corner(&a, &b, &corner, &piece.normal, piece.distance);
-                            (n, pa, pb, (FeatureKind::Face, FeatureKind::Face))
-                        }
-                    };
+                let kinematics = contact_kinematics(&a, &b, &corner, &piece.normal, epsilon);
+                // Each part's facing face, found only where it may be wanted.
+                let faces = match &kinematics {
+                    Ok(k) if k.features != (FeatureKind::Edge, FeatureKind::Edge) => None,
+                    _ => facing_faces(&a, &b, &corner, &piece.normal),
+                };
+                let (n, pa, pb, (fa, fb)) = match kinematics {
+                    Ok(k) if flat_crossing(faces.as_ref(), k.features) => {
+                        let (n, pa, pb) =
+                            flat_corner(faces, &corner, &piece.normal, piece.distance);
+                        (n, pa, pb, k.features)
+                    }
+                    Ok(k) => (k.normal, k.points.0.coords, k.points.1.coords, k.features),
+                    Err(_) => {
+                        let (n, pa, pb) =
+                            flat_corner(faces, &corner, &piece.normal, piece.distance);
+                        (n, pa, pb, (FeatureKind::Face, FeatureKind::Face))
+                    }
+                };
                 let flat = |f: FeatureKind| matches!(f, FeatureKind::Face);
                 let (swapped, geometry) = if ra > 0.0 && rb > 0.0 {
                     // Two sphere-swept cores: the normal runs between them.
@@ -153,16 +158,16 @@ impl EventLoop {
 /// anywhere from the closest distance to the envelope. Each corner keeps its own gap; a corner
 /// placed at the pair's closest distance would hold a tilted body on a plane below its face.
 /// Parts without faces (none reach here today) keep the closest distance, split evenly.
+/// `faces`: each part's facing face at `corner` ([`facing_faces`]).
 fn flat_corner(
-    a: &ContactSide,
-    b: &ContactSide,
+    faces: Option<FacingFaces>,
     corner: &Point,
     n: &Vec3,
     distance: f64,
 ) -> (Vec3, Vec3, Vec3) {
-    match (facing_face(a, corner, &-n), facing_face(b, corner, n)) {
-        (Some((pa, _)), Some((pb, normal_b))) => (normal_b, pa.coords, pb.coords),
-        _ => (
+    match faces {
+        Some(((pa, _), (pb, normal_b))) => (normal_b, pa.coords, pb.coords),
+        None => (
             *n,
             corner.coords + n * (0.5 * distance),
             corner.coords - n * (0.5 * distance),
@@ -180,21 +185,13 @@ fn flat_corner(
 /// (1.7e-6 rad over 8 cm). Such a corner is held on the faces themselves, as the region's
 /// other corners are, and let go where it leaves the edge (`edge_strip`), as before: a part
 /// sliding with its edge across another's would otherwise keep every crossing it passed.
-fn flat_crossing(
-    a: &ContactSide,
-    b: &ContactSide,
-    corner: &Point,
-    n: &Vec3,
-    features: (FeatureKind, FeatureKind),
-) -> bool {
+fn flat_crossing(faces: Option<&FacingFaces>, features: (FeatureKind, FeatureKind)) -> bool {
     if features != (FeatureKind::Edge, FeatureKind::Edge) {
         return false;
     }
-    match (facing_face(a, corner, &-n), facing_face(b, corner, n)) {
-        (Some((_, normal_a)), Some((_, normal_b))) => {
-            -normal_a.dot(&normal_b) >= FLAT_CROSSING.cos()
-        }
-        _ => false,
+    match faces {
+        Some(((_, normal_a), (_, normal_b))) => -normal_a.dot(normal_b) >= FLAT_CROSSING.cos(),
+        None => false,
     }
 }
 
@@ -203,6 +200,16 @@ fn flat_crossing(
 /// width (for the block drop's 8 cm block, 1.25e-3 rad); this takes a margin over any such
 /// tilt and stays far below the angles of a true edge-on-edge contact.
 const FLAT_CROSSING: f64 = 0.01;
+
+/// A's and B's faces turned to each other through a corner: each face's crossing point and
+/// outward normal ([`facing_face`]).
+type FacingFaces = ((Point, Vec3), (Point, Vec3));
+
+/// Each part's face turned to the other through `corner` along the normal `n` (from B towards
+/// A); `None` where either part has no faces.
+fn facing_faces(a: &ContactSide, b: &ContactSide, corner: &Point, n: &Vec3) -> Option<FacingFaces> {
+    Some((facing_face(a, corner, &-n)?, facing_face(b, corner, n)?))
+}
 
 /// Where the line through `corner` along `toward` (the direction from the part to the other)
 /// leaves the part through a face turned towards the other, and that face's outward normal
@@ -280,7 +287,12 @@ mod tests {
         let side_b = side(&b, Pose::translation(0.0, 0.0, -0.5));
         let x = -0.3;
         let corner = Point::new(x, 0.1, 2e-4);
-        let (n, pa, pb) = flat_corner(&side_a, &side_b, &corner, &Vec3::z(), 1e-4);
+        let (n, pa, pb) = flat_corner(
+            facing_faces(&side_a, &side_b, &corner, &Vec3::z()),
+            &corner,
+            &Vec3::z(),
+            1e-4,
+        );
         // A's face through its low edge: z = 1e-4 + (x_edge − x) tan θ, the low edge at
         // x_edge = centre.x + low_edge.x.
         let x_edge = centre.x + low_edge.x;

@@ -293,8 +293,7 @@ fn solve_sticking(
 
 /// The partly boxed problem of `system` ([`MixedLcp`]) with the group's compliances.
 fn mixed_lcp(system: &ContactSystem, boxed: &[bool]) -> Option<MixedLcp> {
-    let none = vec![false; system.len()];
-    let mut mixed = MixedLcp::new(system, TANGENT_COMPLIANCE * COMPLIANCE, &none, boxed)?;
+    let mut mixed = MixedLcp::new(system, TANGENT_COMPLIANCE * COMPLIANCE, boxed)?;
     mixed.lcp = with_compliance(mixed.lcp)?;
     Some(mixed)
 }
