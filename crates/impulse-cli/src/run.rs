@@ -55,8 +55,9 @@ pub struct RunArgs {
     #[arg(long, short)]
     verbose: bool,
     /// Write `checkpoint.bin` into the output directory at the first frame past every multiple
-    /// of this simulated time, and when the run is interrupted (Ctrl-C, SIGTERM); `--resume`
-    /// continues from it.
+    /// of this simulated time, and when the run is interrupted (Ctrl-C, SIGTERM: the run then
+    /// ends at the frame being computed, a second Ctrl-C at once); `--resume` continues from
+    /// it.
     #[arg(long, value_name = "T")]
     checkpoint_every: Option<f64>,
     /// Continue the run a checkpoint was taken from, in the checkpoint's directory, with the
@@ -146,8 +147,13 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
     };
     options.check()?;
     // Ctrl-C and SIGTERM also stop a long stretch between two frames (issue 42); set before
-    // a restore, which hands the flag to the restored world.
-    scene.world.set_interrupt(&STOP);
+    // a restore, which hands the flag to the restored world. Not with checkpoints: a world
+    // stopped within a stretch is between frames, where no checkpoint can be taken, so a
+    // checkpointing run ends at the frame being computed and checkpoints there (a second
+    // Ctrl-C still ends it at once).
+    if every.is_none() {
+        scene.world.set_interrupt(&STOP);
+    }
     if let Some(checkpoint) = &resume {
         // The run's own name for its scene file, as its summary gives it.
         scene.path = PathBuf::from(&checkpoint.scene_file);

@@ -257,7 +257,17 @@ fn a_run_interrupted_by_sigint_resumes_byte_identical() {
         .stderr(Stdio::null())
         .spawn()
         .expect("impulse starts");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // The signal once the run has begun writing (its handler is set before trajectory.csv is
+    // created): the run has 0.3 s of simulation ahead of it then, about half a second of wall
+    // time in a release build, so it is interrupted mid-run however loaded the machine is.
+    // Regression: the signal used to stop the world within the stretch between two frames,
+    // where no checkpoint can be taken, and the run ended without one; a checkpointing run
+    // now finishes the frame being computed and checkpoints it. (This test slept 1.5 s
+    // instead, and failed whenever the signal came within a stretch.)
+    let started = std::time::Instant::now();
+    while !parts.join("trajectory.csv").exists() && started.elapsed().as_secs() < 120 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     let killed = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
