@@ -45,14 +45,15 @@ pub(crate) struct MixedLcp {
 
 impl MixedLcp {
     /// The problem of `system` with the box model's unknowns at the contacts in `boxed`, and
-    /// the other non-sliding contacts with friction sticking, with tangential compliance `δ_t = tangent · s` (`s` the largest coupling
-    /// entry). `None` for non-finite input.
+    /// the other non-sliding contacts with friction sticking, with tangential compliance
+    /// `δ_t = tangent · s` (`s` the largest coupling entry). `None` for non-finite input.
     pub(crate) fn new(system: &ContactSystem, tangent: f64, boxed: &[bool]) -> Option<Self> {
         let n = system.n;
         let mut held = Vec::with_capacity(n);
         let mut rows = 0;
-        for i in 0..n {
-            if system.friction[i] > 0.0 && !system.sliding[i] && !boxed[i] {
+        let contacts = system.friction.iter().zip(&system.sliding).zip(boxed);
+        for ((&mu, &sliding), &boxed) in contacts {
+            if mu > 0.0 && !sliding && !boxed {
                 held.push(Some(rows));
                 rows += 2;
             } else {
