@@ -17,8 +17,8 @@
 //! seven at a boxed one). Its answer is the box model's whenever the sticking contacts'
 //! friction lies in their cones; a contact whose friction leaves its cone joins the boxed
 //! ones (even pushing nothing: released, it would hold no friction at all), and the problem
-//! is solved again. The boxed set
-//! only grows within one evaluation, so the rounds end, at worst at the whole box model.
+//! is solved again. The boxed set only grows within one evaluation, so the rounds end, at
+//! worst at the whole box model.
 
 use nalgebra::{DMatrix, DVector};
 
@@ -52,8 +52,8 @@ impl MixedLcp {
         let mut held = Vec::with_capacity(n);
         let mut rows = 0;
         let contacts = system.friction.iter().zip(&system.sliding).zip(boxed);
-        for ((&mu, &sliding), &boxed) in contacts {
-            if mu > 0.0 && !sliding && !boxed {
+        for ((&mu, &sliding), &is_boxed) in contacts {
+            if mu > 0.0 && !sliding && !is_boxed {
                 held.push(Some(rows));
                 rows += 2;
             } else {
