@@ -23,7 +23,7 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::contact::{ContactLcp, ContactSystem};
-use super::sticking::{held_inverse, share_friction};
+use super::sticking::EliminatedFriction;
 use crate::math::{Mat3, Vec3};
 
 /// The partly boxed problem: an LCP over the sticking contacts' normal forces and the boxed
@@ -32,14 +32,9 @@ use crate::math::{Mat3, Vec3};
 pub(crate) struct MixedLcp {
     /// The LCP (without compliance on its diagonal: the caller's).
     pub(crate) lcp: ContactLcp,
-    /// `t_E = gain F + offset`, `F` every contact's force in its frame (3 a contact), plus
-    /// internal forces (columns of `internal`: they move nothing).
-    gain: DMatrix<f64>,
-    offset: DVector<f64>,
-    internal: DMatrix<f64>,
-    /// Each contact's first friction row in `t_E`, if it sticks with its friction eliminated.
-    held: Vec<Option<usize>>,
-    friction: Vec<f64>,
+    /// The sticking contacts' friction `t_E` as a function of `F`, every contact's force in
+    /// its frame (3 a contact).
+    eliminated: EliminatedFriction,
     frames: Vec<Mat3>,
 }
 
@@ -60,7 +55,8 @@ impl MixedLcp {
                 held.push(None);
             }
         }
-        // The whole coupling, 3 rows and columns a contact, and the eliminated rows' places.
+        // The whole coupling, 3 rows and columns a contact, and the eliminated rows' places
+        // (`e_rows`).
         let size = 3 * n;
         let w = DMatrix::from_fn(size, size, |r, c| {
             system.block(r / 3, c / 3)[(r % 3, c % 3)]
@@ -69,37 +65,41 @@ impl MixedLcp {
         if !scale.is_finite() {
             return None;
         }
-        let mut eliminated = Vec::with_capacity(rows);
+        let mut e_rows = Vec::with_capacity(rows);
         for (i, h) in held.iter().enumerate() {
             if h.is_some() {
-                eliminated.extend([3 * i + 1, 3 * i + 2]);
+                e_rows.extend([3 * i + 1, 3 * i + 2]);
             }
         }
         let b = DVector::from_fn(size, |r, _| system.free[r / 3][r % 3]);
-        let (gain, offset, internal, coupling, free) = if rows > 0 {
-            let w_ee = DMatrix::from_fn(rows, rows, |r, c| w[(eliminated[r], eliminated[c])]);
-            let (s, internal) = held_inverse(w_ee, tangent * scale)?;
-            // W_E· with the eliminated columns left out (t_E is not part of F).
-            let mut w_e = DMatrix::from_fn(rows, size, |r, c| w[(eliminated[r], c)]);
-            let mut w_ce = DMatrix::from_fn(size, rows, |r, c| w[(r, eliminated[c])]);
-            for &c in &eliminated {
+        let (w_ee, w_e, w_ce, b_e) = if rows > 0 {
+            let w_ee = DMatrix::from_fn(rows, rows, |r, c| w[(e_rows[r], e_rows[c])]);
+            // W_E· with the e_rows columns left out (t_E is not part of F).
+            let mut w_e = DMatrix::from_fn(rows, size, |r, c| w[(e_rows[r], c)]);
+            let mut w_ce = DMatrix::from_fn(size, rows, |r, c| w[(r, e_rows[c])]);
+            for &c in &e_rows {
                 w_e.column_mut(c).fill(0.0);
                 w_ce.row_mut(c).fill(0.0);
             }
-            let b_e = DVector::from_fn(rows, |r, _| b[eliminated[r]]);
-            let gain = -(&s * &w_e);
-            let offset = -(&s * &b_e);
-            let coupling = &w + &w_ce * &gain;
-            let free = &b + &w_ce * &offset;
-            (gain, offset, internal, coupling, free)
+            let b_e = DVector::from_fn(rows, |r, _| b[e_rows[r]]);
+            (w_ee, w_e, w_ce, b_e)
         } else {
             (
-                DMatrix::zeros(0, size),
-                DVector::zeros(0),
                 DMatrix::zeros(0, 0),
-                w,
-                b,
+                DMatrix::zeros(0, size),
+                DMatrix::zeros(size, 0),
+                DVector::zeros(0),
             )
+        };
+        let eliminated =
+            EliminatedFriction::new(w_ee, tangent * scale, &w_e, &b_e, held, &system.friction)?;
+        let (coupling, free) = if eliminated.any() {
+            (
+                &w + &w_ce * eliminated.gain(),
+                &b + &w_ce * eliminated.offset(),
+            )
+        } else {
+            (w, b)
         };
         let mut blocks = vec![Mat3::zeros(); n * n];
         for i in 0..n {
@@ -116,18 +116,14 @@ impl MixedLcp {
         }
         Some(MixedLcp {
             lcp,
-            gain,
-            offset,
-            internal,
-            held,
-            friction: system.friction.clone(),
+            eliminated,
             frames: system.frames.clone(),
         })
     }
 
     /// Each contact's force in its frame for the LCP's answer `z`, the sticking contacts'
-    /// friction included.
-    fn local_forces(&self, z: &DVector<f64>) -> Vec<Vec3> {
+    /// friction included, and that friction `t_E` (empty when no contact sticks).
+    fn local_forces(&self, z: &DVector<f64>) -> (Vec<Vec3>, DVector<f64>) {
         let mut local: Vec<Vec3> = self
             .lcp
             .contact_forces(z)
@@ -135,27 +131,28 @@ impl MixedLcp {
             .zip(&self.frames)
             .map(|(f, frame)| frame.transpose() * f)
             .collect();
-        if self.gain.nrows() > 0 {
-            let flat = DVector::from_iterator(
-                3 * local.len(),
-                local.iter().flat_map(|f| f.iter().copied()),
-            );
-            let least = &self.gain * flat + &self.offset;
-            let f_n: Vec<f64> = local.iter().map(|f| f.x).collect();
-            let t = share_friction(least, &self.internal, &self.held, &self.friction, &f_n);
-            for (f, held) in local.iter_mut().zip(&self.held) {
-                if let Some(r) = *held {
-                    f.y = t[r];
-                    f.z = t[r + 1];
-                }
+        if !self.eliminated.any() {
+            return (local, DVector::zeros(0));
+        }
+        let flat = DVector::from_iterator(
+            3 * local.len(),
+            local.iter().flat_map(|f| f.iter().copied()),
+        );
+        let f_n: Vec<f64> = local.iter().map(|f| f.x).collect();
+        let t = self.eliminated.forces(&flat, &f_n);
+        for (f, held) in local.iter_mut().zip(&self.eliminated.held) {
+            if let Some(r) = *held {
+                f.y = t[r];
+                f.z = t[r + 1];
             }
         }
-        local
+        (local, t)
     }
 
     /// The contact forces on A (world) for the LCP's answer `z`.
     pub(crate) fn contact_forces(&self, z: &DVector<f64>) -> Vec<Vec3> {
         self.local_forces(z)
+            .0
             .iter()
             .zip(&self.frames)
             .map(|(f, frame)| frame * f)
@@ -165,21 +162,9 @@ impl MixedLcp {
     /// The sticking contacts whose friction leaves its cone, `|tᵢ| > μ f_N,i`, by more than
     /// `tolerance` relative to the largest normal force.
     pub(crate) fn outside_cones(&self, z: &DVector<f64>, tolerance: f64) -> Vec<usize> {
-        let local = self.local_forces(z);
-        let largest = local.iter().map(|f| f.x.abs()).fold(0.0, f64::max);
-        let slack = tolerance * largest;
-        (0..local.len())
-            .filter(|&i| {
-                let friction = local[i].y.hypot(local[i].z);
-                let bound = self.friction[i] * local[i].x * (1.0 + tolerance) + slack;
-                // A NaN (all held contacts idle: friction 0/0) counts as outside.
-                self.held[i].is_some()
-                    && matches!(
-                        friction.partial_cmp(&bound),
-                        Some(std::cmp::Ordering::Greater) | None
-                    )
-            })
-            .collect()
+        let (local, t) = self.local_forces(z);
+        let f_n: Vec<f64> = local.iter().map(|f| f.x).collect();
+        self.eliminated.outside_cones(&t, &f_n, tolerance)
     }
 }
 

@@ -44,17 +44,105 @@ pub(crate) struct StickingLcp {
     pub(crate) vector: DVector<f64>,
     /// The normal compliance `δ` added to the diagonal.
     pub(crate) compliance: f64,
-    /// `t = gain f_N + offset`, plus internal forces (columns of `internal`, a basis of the
-    /// friction block's null space: they move nothing).
-    gain: DMatrix<f64>,
-    offset: DVector<f64>,
-    internal: DMatrix<f64>,
-    /// Each contact's first friction row in `t`, if it is held.
-    held: Vec<Option<usize>>,
+    /// The held contacts' friction `t` as a function of `f_N`.
+    eliminated: EliminatedFriction,
     /// Each contact's force per unit `f_N` (contact frame).
     directions: Vec<Vec3>,
     frames: Vec<Mat3>,
+}
+
+/// The friction of the sticking contacts of a problem, eliminated from its LCP: `t = gain x +
+/// offset` for the LCP's force unknowns `x`, plus internal forces (columns of `internal`, a
+/// basis of the friction block's null space: they move nothing), shared as
+/// [`share_friction`] does.
+#[derive(Clone, Debug)]
+pub(super) struct EliminatedFriction {
+    gain: DMatrix<f64>,
+    offset: DVector<f64>,
+    internal: DMatrix<f64>,
+    /// Each contact's first friction row in `t`, if its friction is eliminated.
+    pub(super) held: Vec<Option<usize>>,
+    /// Each contact's friction coefficient.
     friction: Vec<f64>,
+}
+
+impl EliminatedFriction {
+    /// The friction rows `t_E` of the contacts in `held` eliminated from `a_E = W_EE t_E +
+    /// a_x x + b_E = 0`: `t_E = −S⁺ (a_x x + b_E)`, `S = W_EE + δ_t I` ([`held_inverse`]), for
+    /// force unknowns `x` (`a_x` has one column each). `None` when `W_EE` cannot be factored.
+    pub(super) fn new(
+        w_ee: DMatrix<f64>,
+        delta_t: f64,
+        a_x: &DMatrix<f64>,
+        b_e: &DVector<f64>,
+        held: Vec<Option<usize>>,
+        friction: &[f64],
+    ) -> Option<Self> {
+        let (gain, offset, internal) = if w_ee.nrows() > 0 {
+            let (s, internal) = held_inverse(w_ee, delta_t)?;
+            (-(&s * a_x), -(&s * b_e), internal)
+        } else {
+            (
+                DMatrix::zeros(0, a_x.ncols()),
+                DVector::zeros(0),
+                DMatrix::zeros(0, 0),
+            )
+        };
+        Some(EliminatedFriction {
+            gain,
+            offset,
+            internal,
+            held,
+            friction: friction.to_vec(),
+        })
+    }
+
+    /// `t_E = gain x + offset`'s `gain`.
+    pub(super) fn gain(&self) -> &DMatrix<f64> {
+        &self.gain
+    }
+
+    /// ... and its `offset`.
+    pub(super) fn offset(&self) -> &DVector<f64> {
+        &self.offset
+    }
+
+    /// Whether any contact's friction is eliminated.
+    pub(super) fn any(&self) -> bool {
+        self.gain.nrows() > 0
+    }
+
+    /// The held contacts' friction for force unknowns `x` and normal forces `f_n` (see
+    /// [`share_friction`]).
+    pub(super) fn forces(&self, x: &DVector<f64>, f_n: &[f64]) -> DVector<f64> {
+        let least = &self.gain * x + &self.offset;
+        share_friction(least, &self.internal, &self.held, &self.friction, f_n)
+    }
+
+    /// The held contacts whose friction `t` leaves its cone, `|tᵢ| > μ f_N,i`, by more than
+    /// `tolerance` relative to the largest normal force (a NaN, all held contacts idle and
+    /// their friction 0/0, counts as outside).
+    pub(super) fn outside_cones(
+        &self,
+        t: &DVector<f64>,
+        f_n: &[f64],
+        tolerance: f64,
+    ) -> Vec<usize> {
+        let largest = f_n.iter().map(|f| f.abs()).fold(0.0, f64::max);
+        let slack = tolerance * largest;
+        (0..self.held.len())
+            .filter(|&i| {
+                self.held[i].is_some_and(|r| {
+                    let friction = t[r].hypot(t[r + 1]);
+                    let bound = self.friction[i] * f_n[i] * (1.0 + tolerance) + slack;
+                    matches!(
+                        friction.partial_cmp(&bound),
+                        Some(std::cmp::Ordering::Greater) | None
+                    )
+                })
+            })
+            .collect()
+    }
 }
 
 /// `S⁺ = (A_TT + δ_t I)⁺` over the range of `A_TT`: the friction forces that hold the
@@ -163,21 +251,13 @@ impl StickingLcp {
                 b_t[r + 1] = free.z;
             }
         }
-        let (gain, offset, internal) = if rows > 0 {
-            let (s, internal) = held_inverse(a_tt, delta_t)?;
-            (-(&s * &a_tn), -(&s * &b_t), internal)
-        } else {
-            (
-                DMatrix::zeros(0, n),
-                DVector::zeros(0),
-                DMatrix::zeros(0, 0),
-            )
-        };
-        let mut matrix = a_nn + &a_nt * &gain;
+        let eliminated =
+            EliminatedFriction::new(a_tt, delta_t, &a_tn, &b_t, held, &system.friction)?;
+        let mut matrix = a_nn + &a_nt * eliminated.gain();
         for i in 0..n {
             matrix[(i, i)] += delta;
         }
-        let vector = b_n + &a_nt * &offset;
+        let vector = b_n + &a_nt * eliminated.offset();
         if !(matrix.iter().all(|v| v.is_finite()) && vector.iter().all(|v| v.is_finite())) {
             return None;
         }
@@ -185,21 +265,18 @@ impl StickingLcp {
             matrix,
             vector,
             compliance: delta,
-            gain,
-            offset,
-            internal,
-            held,
+            eliminated,
             directions,
             frames: system.frames.clone(),
-            friction: system.friction.clone(),
         })
     }
 
     /// The held contacts that push nothing (`f_N` zero): released, they hold no friction.
     pub(crate) fn idle(&self, f_n: &DVector<f64>) -> Vec<bool> {
         let scale = f_n.amax();
-        (0..self.held.len())
-            .map(|i| self.held[i].is_some() && f_n[i] <= 1e-12 * scale)
+        let held = &self.eliminated.held;
+        (0..held.len())
+            .map(|i| held[i].is_some() && f_n[i] <= 1e-12 * scale)
             .collect()
     }
 
@@ -208,14 +285,7 @@ impl StickingLcp {
     /// friction in proportion to each contact's bound `μ f_N`, so that a lightly loaded corner
     /// of a rocking box is not asked for as much as a loaded one (least `Σ |tᵢ|² / μ f_N,i`).
     fn friction_forces(&self, f_n: &DVector<f64>) -> DVector<f64> {
-        let least = &self.gain * f_n + &self.offset;
-        share_friction(
-            least,
-            &self.internal,
-            &self.held,
-            &self.friction,
-            f_n.as_slice(),
-        )
+        self.eliminated.forces(f_n, f_n.as_slice())
     }
 
     /// The contact forces on A (world) for normal forces `f_n`.
@@ -224,7 +294,7 @@ impl StickingLcp {
         (0..self.directions.len())
             .map(|i| {
                 let mut local = self.directions[i] * f_n[i];
-                if let Some(r) = self.held[i] {
+                if let Some(r) = self.eliminated.held[i] {
                     local.y += t[r];
                     local.z += t[r + 1];
                 }
@@ -237,12 +307,9 @@ impl StickingLcp {
     /// `tolerance` relative to the largest normal force: the answer is then the box model's.
     pub(crate) fn within_cones(&self, f_n: &DVector<f64>, tolerance: f64) -> bool {
         let t = self.friction_forces(f_n);
-        let slack = tolerance * f_n.amax();
-        self.held.iter().enumerate().all(|(i, held)| {
-            held.is_none_or(|r| {
-                t[r].hypot(t[r + 1]) <= self.friction[i] * f_n[i] * (1.0 + tolerance) + slack
-            })
-        })
+        self.eliminated
+            .outside_cones(&t, f_n.as_slice(), tolerance)
+            .is_empty()
     }
 }
 
@@ -250,7 +317,7 @@ impl StickingLcp {
 /// internal forces (columns of `internal`; they move nothing) that share it in proportion to
 /// each contact's bound `μ f_N`: least `Σ |tᵢ|² / μ f_N,i`. `held[i]` is contact `i`'s first
 /// row in `t`.
-pub(super) fn share_friction(
+fn share_friction(
     least: DVector<f64>,
     internal: &DMatrix<f64>,
     held: &[Option<usize>],
