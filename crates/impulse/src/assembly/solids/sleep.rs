@@ -26,8 +26,9 @@
 //!   supports too have been still for `time` (the same test, with the support's reach). While
 //!   an island sleeps, each support carries the mean force and torque its contacts with each
 //!   sleeper gave it over `time`, scaled so that each sleeper's contacts bear its weight along
-//!   gravity (statics; the unscaled mean is off by the sleeper's momentum change over the
-//!   window), and the pairs of sleepers with their supports leave both phases.
+//!   gravity, with what they give across it taken back (statics; the unscaled mean is off by
+//!   the sleeper's momentum change over the window), and the pairs of sleepers with their
+//!   supports leave both phases.
 //! - **Waking**: a pair of a sleeper and an awake body (not one of its supports) in contact at
 //!   an instant wakes the sleeper's island, from rest, before the contacts are answered; a
 //!   support that is no longer still wakes the islands it supports, and their loads leave it;
@@ -83,6 +84,18 @@ pub(super) struct BodySleep {
     carried: Vec<(usize, Vec3, Vec3)>,
     /// While it carries sleepers: its own force and torque, without theirs.
     own: Option<(Vec3, Vec3)>,
+}
+
+/// A free body's contacts with one support over the sleep time (`update_sleep`).
+#[derive(Clone)]
+struct Carried {
+    support: usize,
+    /// The mean force on the support and its torque about the support's centre.
+    force: Vec3,
+    torque: Vec3,
+    /// The impulses' parts along gravity: how much of the body's weight the support bore
+    /// (times |g|).
+    lift: f64,
 }
 
 impl AssemblyWithSolids {
@@ -272,9 +285,10 @@ impl AssemblyWithSolids {
             }
         }
         let mut supports: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let gravity = self.assembly.settings.gravity;
         // Each free body's contacts with each support: the mean force and torque over the
-        // sleep time.
-        let mut carried: Vec<Vec<(usize, Vec3, Vec3)>> = vec![Vec::new(); n];
+        // sleep time, and how much of its weight they bore.
+        let mut carried: Vec<Vec<Carried>> = vec![Vec::new(); n];
         for &(free, support, impulse, point) in &touched {
             let r = root(&mut parent, free);
             if !settled(&self.sleepers[support]) {
@@ -285,16 +299,29 @@ impl AssemblyWithSolids {
             }
             let centre = self.assembly.bodies[support].state.position;
             let (force, torque) = (impulse / time, (point - centre).cross(&impulse) / time);
-            match carried[free].iter_mut().find(|c| c.0 == support) {
-                Some(c) => (c.1, c.2) = (c.1 + force, c.2 + torque),
-                None => carried[free].push((support, force, torque)),
+            let lift = impulse.dot(&gravity).max(0.0);
+            match carried[free].iter_mut().find(|c| c.support == support) {
+                Some(c) => {
+                    (c.force, c.torque) = (c.force + force, c.torque + torque);
+                    c.lift += lift;
+                }
+                None => carried[free].push(Carried {
+                    support,
+                    force,
+                    torque,
+                    lift,
+                }),
             }
         }
         // At rest its contacts carry its weight: their impulses over the time sum to
         // −m g × time but for its momentum's change over the time (up to 2 m √(2gε), 3.6 % of
         // the ball's weight in the V of tests/assembly_ball_in_v.rs), so what it carries is
-        // scaled to make their sum along gravity its weight.
-        let gravity = self.assembly.settings.gravity;
+        // scaled to make their sum along gravity its weight. Across gravity they should sum
+        // to nothing: what is left there (the same change of momentum, so a force through the
+        // body's centre of mass) is taken back from each support in proportion to the weight
+        // it bore. For a ball, whose contact forces all pass through its centre, what its only
+        // support then carries is statics exactly: m g through the centre.
+        let down = gravity.try_normalize(0.0).unwrap_or_else(Vec3::zeros);
         let mut loaded = Vec::new();
         for b in 0..n {
             let r = root(&mut parent, b);
@@ -302,13 +329,22 @@ impl AssemblyWithSolids {
                 let weight = self.assembly.bodies[b].desc.mass * gravity.norm_squared() * time;
                 let measured = -pushed[b].dot(&gravity);
                 if weight > 0.0 && measured > 0.0 {
+                    let k = weight / measured;
+                    // What its contacts, scaled, still give it across gravity.
+                    let across = (pushed[b] - down * pushed[b].dot(&down)) * k;
                     for c in &mut carried[b] {
-                        let k = weight / measured;
-                        (c.1, c.2) = (c.1 * k, c.2 * k);
+                        let extra = across * (c.lift / measured) / time;
+                        let lever = self.assembly.bodies[b].state.position
+                            - self.assembly.bodies[c.support].state.position;
+                        c.force = c.force * k + extra;
+                        c.torque = c.torque * k + lever.cross(&extra);
                     }
                 }
-                loaded.extend(carried[b].iter().map(|c| c.0));
-                self.sleepers[b].carried = std::mem::take(&mut carried[b]);
+                loaded.extend(carried[b].iter().map(|c| c.support));
+                self.sleepers[b].carried = carried[b]
+                    .iter()
+                    .map(|c| (c.support, c.force, c.torque))
+                    .collect();
                 let body = &mut self.assembly.bodies[b];
                 let hold = -body.desc.mass * self.assembly.settings.gravity;
                 body.state.momentum = Vec3::zeros();
