@@ -74,7 +74,7 @@ impl MixedLcp {
         let b = DVector::from_fn(size, |r, _| system.free[r / 3][r % 3]);
         let (w_ee, w_e, w_ce, b_e) = if rows > 0 {
             let w_ee = DMatrix::from_fn(rows, rows, |r, c| w[(e_rows[r], e_rows[c])]);
-            // W_E· with the e_rows columns left out (t_E is not part of F).
+            // W_E· with the eliminated columns left out (t_E is not part of F).
             let mut w_e = DMatrix::from_fn(rows, size, |r, c| w[(e_rows[r], c)]);
             let mut w_ce = DMatrix::from_fn(size, rows, |r, c| w[(r, e_rows[c])]);
             for &c in &e_rows {

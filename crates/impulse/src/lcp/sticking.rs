@@ -102,7 +102,7 @@ impl EliminatedFriction {
         &self.gain
     }
 
-    /// ... and its `offset`.
+    /// `t_E = gain x + offset`'s `offset`.
     pub(super) fn offset(&self) -> &DVector<f64> {
         &self.offset
     }
@@ -156,10 +156,7 @@ impl EliminatedFriction {
 /// every cone. Over the range only, the forces are the least that hold the contacts, and the
 /// statically indeterminate internal forces are zero. Eigenvalues below `RANGE` of the
 /// largest are taken as zero (rounding of a singular block).
-pub(super) fn held_inverse(
-    a_tt: DMatrix<f64>,
-    delta_t: f64,
-) -> Option<(DMatrix<f64>, DMatrix<f64>)> {
+fn held_inverse(a_tt: DMatrix<f64>, delta_t: f64) -> Option<(DMatrix<f64>, DMatrix<f64>)> {
     let eigen = a_tt.symmetric_eigen();
     let largest = eigen.eigenvalues.amax();
     if !largest.is_finite() {
