@@ -1,5 +1,7 @@
 //! Simultaneous clusters (`world.microcollision_clusters = "simultaneous"`): a microcollision
-//! among resting free bodies answered together with every contact of the bodies it reaches.
+//! among resting free bodies answered together with every contact of the bodies it reaches;
+//! and impacts (under any `microcollision_clusters`): a same-instant cascade of collisions
+//! answered by one inelastic solve over the bodies it reached.
 //! The cluster is gathered over the heap pairs found within two envelopes, posed as a contact
 //! problem (each pair's contact region as points, `collision::manifold`, with a target velocity
 //! each), solved by the contact layer ([`crate::contact`]), and each body's impulses applied
@@ -18,6 +20,16 @@ use crate::contact::{
 use crate::math::{Mat3, Point, Vec3, orthonormal_basis};
 use crate::response::ResponseKind;
 
+/// What a cluster solve answers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum ClusterKind {
+    /// A microcollision among resting bodies: each contact leaves at its rebound speed.
+    Resting,
+    /// A same-instant cascade of collisions: every contact of the bodies it reached stopped
+    /// inelastically at once, whatever its approach and however often its bodies were hit.
+    Impact,
+}
+
 /// The state of simultaneous cluster solves.
 #[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Clusters {
@@ -31,6 +43,9 @@ pub(super) struct Clusters {
     /// [`WarmStart`]).
     #[serde(serialize_with = "crate::collision::broad::sorted::map")]
     pub(super) warm: FastMap<Pair, WarmStart>,
+    /// The instant an impact solve was last refused: not tried again at it.
+    #[serde(default)]
+    pub(super) impact_failed: Option<f64>,
 }
 
 impl EventLoop {
@@ -63,32 +78,71 @@ impl EventLoop {
         {
             return Ok(false);
         }
-        let threshold_speed = (2.0 * gravity * settings.collision_epsilon).sqrt();
+        let threshold_speed = settings.threshold_speed();
         if self.approach(p, &contact.contact_point(), &contact.normal, world) >= threshold_speed {
             return Ok(false);
         }
+        self.solve_cluster(p, t, contact, ClusterKind::Resting, world)
+    }
+
+    /// Answers a same-instant cascade that pair `p` at `t` belongs to by one simultaneous,
+    /// perfectly inelastic solve over every contact within the envelope of the bodies it
+    /// reaches (issue 40: an impact into bodies in contact). Returns false, having applied
+    /// nothing, where the cluster cannot be posed (it reaches a multibody link or a sleeper)
+    /// or its sweeps neither settle nor take kinetic energy out: the cascade then goes on one
+    /// contact at a time, and this instant is not tried again.
+    pub(super) fn collide_impact(
+        &mut self,
+        p: Pair,
+        t: f64,
+        contact: &Closest,
+        world: &mut Participants<'_>,
+    ) -> Result<bool, SimulationError> {
+        if world.settings.gravity.norm() == 0.0 || self.clusters.impact_failed == Some(t) {
+            return Ok(false);
+        }
+        let answered = self.solve_cluster(p, t, contact, ClusterKind::Impact, world)?;
+        if !answered {
+            self.clusters.impact_failed = Some(t);
+        }
+        Ok(answered)
+    }
+
+    /// Gathers, poses, solves and applies the cluster of `kind` around pair `p` at `t`.
+    fn solve_cluster(
+        &mut self,
+        p: Pair,
+        t: f64,
+        contact: &Closest,
+        kind: ClusterKind,
+        world: &mut Participants<'_>,
+    ) -> Result<bool, SimulationError> {
+        let threshold_speed = world.settings.threshold_speed();
         let mut scratch = std::mem::take(&mut self.clusters.scratch);
-        let gathered = self.gather_cluster(p, contact, t, &mut scratch, world);
+        let gathered = self.gather_cluster(p, contact, t, kind, &mut scratch, world);
         let posed = matches!(gathered, Ok(true))
-            && self.pose_cluster(t, threshold_speed, &mut scratch, world);
+            && self.pose_cluster(t, threshold_speed, kind, &mut scratch, world);
         let mut answered = false;
         if posed {
             let mut solver = ProjectedGaussSeidel {
-                max_sweeps: MAX_CLUSTER_SWEEPS,
+                max_sweeps: match kind {
+                    ClusterKind::Resting => MAX_CLUSTER_SWEEPS,
+                    ClusterKind::Impact => MAX_IMPACT_SWEEPS,
+                },
             };
+            let before = kinetic_energy(&scratch.problem.bodies);
             let solution = solver.solve(&mut scratch.problem, CLUSTER_TOLERANCE * threshold_speed);
             self.counters.cluster_sweeps += u64::from(solution.sweeps);
             // A solve that does not settle (sweeps that cycle, as Gauss–Seidel with friction
             // can) is not applied: the thesis's responses take the contacts one at a time.
-            if solution.converged {
-                self.apply_cluster(
-                    p,
-                    t,
-                    &solution.impulses,
-                    &mut scratch,
-                    world,
-                    threshold_speed,
-                )?;
+            // An impact's sweeps that do not settle (a few contacts of a jammed pile trading a
+            // millimetre a second in a cycle) are applied where they took kinetic energy out:
+            // what approaches afterwards does so at the residual, answered as resting contact.
+            let settled = solution.converged
+                || (kind == ClusterKind::Impact
+                    && kinetic_energy(&scratch.problem.bodies) <= before);
+            if settled {
+                self.apply_cluster(p, t, kind, &solution.impulses, &mut scratch, world)?;
                 answered = true;
             } else {
                 self.counters.cluster_fallbacks += 1;
@@ -108,6 +162,7 @@ impl EventLoop {
         p: Pair,
         contact: &Closest,
         t: f64,
+        kind: ClusterKind,
         scratch: &mut ClusterScratch,
         world: &mut Participants<'_>,
     ) -> Result<bool, SimulationError> {
@@ -115,7 +170,7 @@ impl EventLoop {
         scratch.clear();
         scratch.seen.insert(p);
         for c in [p.0, p.1] {
-            if !self.join_cluster(c, t, &mut scratch.members, world) {
+            if !self.join_cluster(c, t, kind, &mut scratch.members, world) {
                 return Ok(false);
             }
         }
@@ -147,17 +202,22 @@ impl EventLoop {
                 let Some(closest) = self.measure(q, t, world)? else {
                     continue;
                 };
-                if closest.distance >= CLUSTER_REACH * epsilon {
+                let reach = match kind {
+                    ClusterKind::Resting => CLUSTER_REACH,
+                    // An impact stops the contacts it reaches, not those near them.
+                    ClusterKind::Impact => 1.0,
+                };
+                if closest.distance >= reach * epsilon {
                     continue;
                 }
                 let other = if q.0 == c { q.1 } else { q.0 };
                 if !scratch.members.contains(&other)
-                    && !self.join_cluster(other, t, &mut scratch.members, world)
+                    && !self.join_cluster(other, t, kind, &mut scratch.members, world)
                 {
                     return Ok(false);
                 }
                 self.piece_contacts(q, &closest, &mut scratch.contacts, world);
-                if scratch.contacts.len() > MAX_CLUSTER_CONTACTS {
+                if kind == ClusterKind::Resting && scratch.contacts.len() > MAX_CLUSTER_CONTACTS {
                     return Ok(false);
                 }
             }
@@ -173,6 +233,7 @@ impl EventLoop {
         &self,
         t: f64,
         threshold_speed: f64,
+        kind: ClusterKind,
         scratch: &mut ClusterScratch,
         world: &Participants<'_>,
     ) -> bool {
@@ -230,10 +291,16 @@ impl EventLoop {
             let epsilon = settings.collision_epsilon;
             for point in manifold(convex_a, &pose_a, convex_b, &pose_b, closest, epsilon) {
                 let approach = self.approach(*q, &point, &closest.normal, world);
-                if approach >= threshold_speed {
+                if approach >= threshold_speed && kind == ClusterKind::Resting {
                     return false;
                 }
-                let separation = if touching && settings.rebound(true) == 0.0 {
+                let separation = if kind == ClusterKind::Impact {
+                    if !touching {
+                        continue;
+                    }
+                    // The cascade's own law: its contacts stop, inelastically.
+                    0.0
+                } else if touching && settings.rebound(true) == 0.0 {
                     // `microcollision_rebound = 0`, the thesis's pure reversal: each contact
                     // leaves as fast as it came. Restitution alone (below) let a resting
                     // cluster leave slower than it came each time and sink through the
@@ -273,12 +340,16 @@ impl EventLoop {
         &mut self,
         p: Pair,
         t: f64,
+        kind: ClusterKind,
         impulses: &[Vec3],
         scratch: &mut ClusterScratch,
         world: &mut Participants<'_>,
-        threshold_speed: f64,
     ) -> Result<(), SimulationError> {
-        self.counters.cluster_solves += 1;
+        let threshold_speed = world.settings.threshold_speed();
+        match kind {
+            ClusterKind::Resting => self.counters.cluster_solves += 1,
+            ClusterKind::Impact => self.counters.impact_solves += 1,
+        }
         for (q, _) in &scratch.contacts {
             self.clusters.settled.insert(
                 *q,
@@ -377,18 +448,35 @@ impl EventLoop {
         &self,
         c: usize,
         t: f64,
+        kind: ClusterKind,
         members: &mut Vec<usize>,
         world: &mut Participants<'_>,
     ) -> bool {
         if self.colliders.body(c).is_none()
             || self.colliders.asleep(c, world)
-            || (self.colliders.dynamic(c, world) && self.responses.hit_at[c] == t)
+            || (kind == ClusterKind::Resting
+                && self.colliders.dynamic(c, world)
+                && self.responses.hit_at[c] == t)
         {
             return false;
         }
         members.push(c);
         true
     }
+}
+
+/// The kinetic energy of a contact problem's bodies at their velocities.
+fn kinetic_energy(bodies: &[crate::contact::ContactBody]) -> f64 {
+    bodies
+        .iter()
+        .filter(|b| b.inverse_mass > 0.0)
+        .map(|b| {
+            let spin = b.inverse_inertia.try_inverse().map_or(0.0, |inertia| {
+                b.angular_velocity.dot(&(inertia * b.angular_velocity))
+            });
+            0.5 * (b.velocity.norm_squared() / b.inverse_mass + spin)
+        })
+        .sum()
 }
 
 /// Storage a cluster solve keeps between instants (see [`EventLoop::collide_cluster`]).
@@ -438,6 +526,8 @@ const MAX_CLUSTER_CONTACTS: usize = 256;
 /// box does not drift.
 const CLUSTER_TOLERANCE: f64 = 1e-2;
 const MAX_CLUSTER_SWEEPS: u32 = 1000;
+/// Most sweeps of an impact's solve.
+const MAX_IMPACT_SWEEPS: u32 = 200;
 /// A contact a cluster solve settled approaches, at that instant, by at most this many times
 /// the solve's tolerance (what the sweeps leave); answering that as a collision would set off
 /// the cascade the solve replaces.

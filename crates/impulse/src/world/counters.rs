@@ -39,6 +39,9 @@ pub struct Counters {
     pub cluster_sweeps: u64,
     /// Cluster solves that did not settle, answered one contact at a time instead.
     pub cluster_fallbacks: u64,
+    /// Same-instant cascades of collisions answered by one simultaneous inelastic solve over
+    /// the bodies they reached (their sweeps count in `cluster_sweeps`).
+    pub impact_solves: u64,
     /// Islands put to sleep, and sleeping islands woken by an impulse.
     pub sleeps: u64,
     pub wakes: u64,
@@ -128,6 +131,7 @@ impl Counters {
             ("cluster_solves", self.cluster_solves),
             ("cluster_sweeps", self.cluster_sweeps),
             ("cluster_fallbacks", self.cluster_fallbacks),
+            ("impact_solves", self.impact_solves),
             ("sleeps", self.sleeps),
             ("wakes", self.wakes),
             ("narrow_part_queries", self.narrow_part_queries),
@@ -195,6 +199,7 @@ impl Index<&str> for Counters {
             "cluster_solves" => Some(&self.cluster_solves),
             "cluster_sweeps" => Some(&self.cluster_sweeps),
             "cluster_fallbacks" => Some(&self.cluster_fallbacks),
+            "impact_solves" => Some(&self.impact_solves),
             "sleeps" => Some(&self.sleeps),
             "wakes" => Some(&self.wakes),
             "narrow_part_queries" => Some(&self.narrow_part_queries),
@@ -246,6 +251,7 @@ mod tests {
             cluster_solves: 14,
             cluster_sweeps: 15,
             cluster_fallbacks: 16,
+            impact_solves: 37,
             sleeps: 17,
             wakes: 18,
             narrow_part_queries: 19,
@@ -280,8 +286,12 @@ mod tests {
             ..counters
         };
         for (counters, count, fields) in [
-            (counters, 33, (1..=31).chain([34, 35]).collect::<Vec<u64>>()),
-            (penalty, 29, (1..=26).chain([32, 33, 36]).collect()),
+            (
+                counters,
+                34,
+                (1..=31).chain([34, 35, 37]).collect::<Vec<u64>>(),
+            ),
+            (penalty, 30, (1..=26).chain([32, 33, 36, 37]).collect()),
         ] {
             let entries = counters.entries();
             assert_eq!(entries.len(), count);
@@ -298,7 +308,7 @@ mod tests {
         }
         // Without multibodies (or constraint groups) their counters are not written.
         let free = Counters::default();
-        assert_eq!(free.entries().len(), 22);
+        assert_eq!(free.entries().len(), 23);
         assert!(
             free.entries()
                 .iter()

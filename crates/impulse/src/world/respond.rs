@@ -119,10 +119,15 @@ impl EventLoop {
         };
         let cascade = hits(a) > 0 || hits(b) > 0;
         let inelastic = hits(a).max(hits(b)) >= CASCADE_REBOUNDS;
+        // A cascade that has gone that far is answered at once where it can be: one
+        // inelastic solve over every contact of the bodies it reached.
+        if inelastic && self.collide_impact(p, t, contact, world)? {
+            return Ok(());
+        }
         let restitution = if inelastic { 0.0 } else { material.restitution };
         let gravity = settings.gravity.norm();
         let micro = (settings.microcollisions && gravity > 0.0 && !inelastic).then(|| {
-            let threshold_speed = (2.0 * gravity * settings.collision_epsilon).sqrt();
+            let threshold_speed = settings.threshold_speed();
             // The rebound stands in for gravity's pull over the flight to come, and gravity
             // brings a contact back only as far as it acts along the normal: a sideways contact
             // (two balls side by side) gets none.

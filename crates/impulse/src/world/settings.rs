@@ -145,6 +145,12 @@ impl WorldSettings {
             .unwrap_or(if cluster { 0.5 } else { 0.25 })
     }
 
+    /// The microcollision threshold speed `√(2 g ε)` (Mirtich §3.5): a contact approaching
+    /// slower is resting, answered by microcollisions.
+    pub(crate) fn threshold_speed(&self) -> f64 {
+        (2.0 * self.gravity.norm() * self.collision_epsilon).sqrt()
+    }
+
     /// Checks every setting against its valid range (the same ranges the scene reader
     /// enforces), naming the first that is out of it. Envelope against body size is checked
     /// when the bodies are known, as the run starts ([`World::advance_to`](super::World::advance_to)).
