@@ -130,7 +130,9 @@ impl EventLoop {
                     ClusterKind::Impact => MAX_IMPACT_SWEEPS,
                 },
             };
-            let before = kinetic_energy(&scratch.problem.bodies);
+            // Only an impact's sweeps are judged by their energy (below).
+            let before =
+                (kind == ClusterKind::Impact).then(|| kinetic_energy(&scratch.problem.bodies));
             let solution = solver.solve(&mut scratch.problem, CLUSTER_TOLERANCE * threshold_speed);
             self.counters.cluster_sweeps += u64::from(solution.sweeps);
             // A solve that does not settle (sweeps that cycle, as Gauss–Seidel with friction
@@ -139,8 +141,7 @@ impl EventLoop {
             // millimetre a second in a cycle) are applied where they took kinetic energy out:
             // what approaches afterwards does so at the residual, answered as resting contact.
             let settled = solution.converged
-                || (kind == ClusterKind::Impact
-                    && kinetic_energy(&scratch.problem.bodies) <= before);
+                || before.is_some_and(|before| kinetic_energy(&scratch.problem.bodies) <= before);
             if settled {
                 self.apply_cluster(p, t, kind, &solution.impulses, &mut scratch, world)?;
                 answered = true;
