@@ -6,9 +6,10 @@
 //! 1. **Peer scenes** a (ball pit: 500 balls r = 0.05 m dropped into a 1 m box, 5 s),
 //!    g (pyramid: base 20, 210 cubes of 0.1 m, 1 mm apart sideways, 5 s) and h (ten 0.1 m cubes
 //!    stacked touching, 10 s); density 1000, friction 0.5, restitution 0. One row per engine:
-//!    impulse under `contact_model = "impulse"`, `"constraint"` and `"penalty"` (scene text,
-//!    every other key at its default), and rapier at its defaults (1/60 s, 4 iterations, sleep
-//!    allowed; the ground a 100 m slab, since its broad phase takes no half-space), and rapier
+//!    impulse under `contact_model = "impulse"`, `"constraint"`, `"penalty"` and
+//!    `"switching"` (scene text, every other key at its default), and rapier at its defaults
+//!    (1/60 s, 4 iterations, sleep allowed; the ground a 100 m slab, since its broad phase
+//!    takes no half-space), and rapier
 //!    again at 240 Hz (the step `benches/peers.rs` and `constraint.rs` use). Each row:
 //!    simulated time reached, wall time of the step calls only, its ratio to rapier's (per
 //!    simulated second), and the scene's measures — pit: balls whose centre is inside the box,
@@ -350,7 +351,7 @@ fn peer_scenes(limit: Duration) {
             "engine", "reached", "wall (s)", "×rapier"
         );
         let rapier = run_rapier(scene, None);
-        for model in ["impulse", "constraint", "penalty"] {
+        for model in ["impulse", "constraint", "penalty", "switching"] {
             let run = run_impulse(scene, Some(model), limit);
             let ratio = run.wall_per_simulated_second() / rapier.wall_per_simulated_second();
             println!(

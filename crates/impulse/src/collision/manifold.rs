@@ -77,6 +77,46 @@ pub fn manifold(
     })
 }
 
+/// The contact normal (from b towards a) of two polyhedra that touch, where the narrow
+/// phase's normal — the direction between closest points a rounding error apart — means
+/// nothing (two cubes set down exactly on each other gave one 27° off the vertical): of the
+/// faces of both, the one whose plane separates the two best (the separating-axis test over
+/// face normals). `None` unless both parts are polyhedra.
+pub fn touching_face_normal(a: &Convex, pose_a: &Pose, b: &Convex, pose_b: &Pose) -> Option<Vec3> {
+    let (Convex::Polyhedron(pa), Convex::Polyhedron(pb)) = (a, b) else {
+        return None;
+    };
+    // Separation along `n` (outward from the first part): how far the second part's nearest
+    // vertex lies beyond the first part's farthest.
+    let separation = |n: &Vec3, near: &[Point], pose_near: &Pose, far: &[Point], pose_far: &Pose| {
+        let top = near
+            .iter()
+            .map(|v| (pose_near * v).coords.dot(n))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let bottom = far
+            .iter()
+            .map(|v| (pose_far * v).coords.dot(n))
+            .fold(f64::INFINITY, f64::min);
+        bottom - top
+    };
+    let mut best: Option<(f64, Vec3)> = None;
+    for face in pa.faces() {
+        let n = pose_a.rotation * face.normal;
+        let s = separation(&n, pa.vertices(), pose_a, pb.vertices(), pose_b);
+        if best.is_none_or(|(top, _)| s > top) {
+            best = Some((s, -n));
+        }
+    }
+    for face in pb.faces() {
+        let n = pose_b.rotation * face.normal;
+        let s = separation(&n, pb.vertices(), pose_b, pa.vertices(), pose_a);
+        if best.is_none_or(|(top, _)| s > top) {
+            best = Some((s, n));
+        }
+    }
+    best.map(|(_, n)| n)
+}
+
 /// Storage the manifold reuses from call to call (one per thread): it is asked for every
 /// contact of every cluster solve.
 #[derive(Default)]

@@ -100,14 +100,15 @@ pub(crate) fn solve(
 /// A contact's share of the solve, precomputed: its relative velocity in its collision frame
 /// is `Fᵀ (v_a − v_b) + A_a ω_a + A_b ω_b`, and an impulse `Δ` in that frame changes a body's
 /// velocity by `± F Δ / m` and its angular velocity by `S Δ`. A fixed or kinematic side's term
-/// does not change during the solve and is added once (`still`).
-struct Row {
+/// does not change during the solve and is added once (`still`). Shared with the
+/// conjugate-gradient stop ([`super::sticking_stop`]).
+pub(super) struct Row {
     frame: Mat3,
     frame_transpose: Mat3,
     /// The sides that move (at most two; `+` for body a, `−` for body b).
     moving: [Option<Side>; 2],
     /// The relative velocity the sides that do not move contribute.
-    still: Vec3,
+    pub(super) still: Vec3,
     k: Mat3,
     k_inverse: Option<Mat3>,
     /// How far the contact lies from each body's centre of mass, with the body's index.
@@ -127,7 +128,7 @@ struct Side {
 }
 
 impl Row {
-    fn new(contact: &ContactPoint, bodies: &[ContactBody]) -> Self {
+    pub(super) fn new(contact: &ContactPoint, bodies: &[ContactBody]) -> Self {
         let frame = contact.frame;
         let frame_transpose = frame.transpose();
         let mut k = Mat3::zeros();
@@ -172,7 +173,7 @@ impl Row {
         }
     }
 
-    fn velocity(&self, bodies: &[ContactBody]) -> Vec3 {
+    pub(super) fn velocity(&self, bodies: &[ContactBody]) -> Vec3 {
         let mut u = self.still;
         for side in self.moving.iter().flatten() {
             let body = &bodies[side.body];
@@ -182,7 +183,7 @@ impl Row {
         u
     }
 
-    fn apply(&self, bodies: &mut [ContactBody], change: &Vec3) {
+    pub(super) fn apply(&self, bodies: &mut [ContactBody], change: &Vec3) {
         let impulse = self.frame * change;
         for side in self.moving.iter().flatten() {
             let body = &mut bodies[side.body];

@@ -19,6 +19,7 @@ pub(crate) mod gauss_seidel;
 /// Contact kinematics for constraint-based contact: d, ḋ and d̈ = J·acc + κ, and the slip rows.
 #[allow(dead_code)] // the constraint model settles contact points with it; its rows are not used yet
 pub(crate) mod kinematics;
+pub(crate) mod sticking_stop;
 mod warm_start;
 
 pub(crate) use warm_start::WarmStart;

@@ -149,12 +149,13 @@ pub(super) fn read_settings(world_table: Option<&Table<'_, '_>>) -> (WorldSettin
     if let Some(eps) = get("collision_epsilon").and_then(|v| v.positive()) {
         settings.collision_epsilon = eps;
     }
-    if let Some(model) =
-        get("contact_model").and_then(|v| v.choice(&["impulse", "constraint", "penalty"]))
+    if let Some(model) = get("contact_model")
+        .and_then(|v| v.choice(&["impulse", "constraint", "penalty", "switching"]))
     {
         settings.contact_model = match model {
             "constraint" => ContactModel::Constraint,
             "penalty" => ContactModel::Penalty,
+            "switching" => ContactModel::Switching,
             _ => ContactModel::Impulse,
         };
     }

@@ -10,12 +10,14 @@
 use super::colliders::Participants;
 use super::event_loop::EventLoop;
 use super::schedule::ALLOWANCE_DISTANCE;
-use super::{CollisionEvent, MicrocollisionClusters, SimulationError};
+use super::{CollisionEvent, ContactModel, MicrocollisionClusters, SimulationError};
 use crate::collision::broad::{FastMap, FastSet, Pair};
-use crate::collision::manifold::manifold;
+use crate::collision::manifold::{manifold, touching_face_normal};
 use crate::collision::{Closest, Slack};
+use crate::contact::sticking_stop;
 use crate::contact::{
-    ContactPoint, ContactProblem, ContactSolver, ProjectedGaussSeidel, WarmStart, drift_target,
+    ContactBody, ContactPoint, ContactProblem, ContactSolver, ProjectedGaussSeidel, WarmStart,
+    drift_target,
 };
 use crate::math::{Mat3, Point, Vec3, orthonormal_basis};
 use crate::response::ResponseKind;
@@ -46,6 +48,10 @@ pub(super) struct Clusters {
     /// The instant an impact solve was last refused: not tried again at it.
     #[serde(default)]
     pub(super) impact_failed: Option<f64>,
+    /// When a cluster above `MAX_CLUSTER_CONTACTS` was last found not ready to be held: none
+    /// that large is gathered again for a hop (see `may_hold_large`).
+    #[serde(default)]
+    pub(super) large_hold_failed: Option<f64>,
 }
 
 impl EventLoop {
@@ -123,7 +129,19 @@ impl EventLoop {
         let posed = matches!(gathered, Ok(true))
             && self.pose_cluster(t, threshold_speed, kind, &mut scratch, world);
         let mut answered = false;
-        if posed {
+        // Paradigm switching: a cluster at rest that can carry its weight is held instead.
+        if posed
+            && kind == ClusterKind::Resting
+            && world.settings.contact_model == ContactModel::Switching
+        {
+            answered = self.hold_cluster(p, t, &mut scratch, world)?;
+        }
+        // A single point is the thesis's single response.
+        if posed
+            && !answered
+            && scratch.problem.points.len() >= 2
+            && scratch.contacts.len() <= MAX_CLUSTER_CONTACTS
+        {
             let mut solver = ProjectedGaussSeidel {
                 max_sweeps: match kind {
                     ClusterKind::Resting => MAX_CLUSTER_SWEEPS,
@@ -218,7 +236,12 @@ impl EventLoop {
                     return Ok(false);
                 }
                 self.piece_contacts(q, &closest, &mut scratch.contacts, world);
-                if kind == ClusterKind::Resting && scratch.contacts.len() > MAX_CLUSTER_CONTACTS {
+                // (A cluster only to be held, under paradigm switching, has no cap: held, it
+                // costs nothing more; see `hold_cluster`.)
+                if kind == ClusterKind::Resting
+                    && scratch.contacts.len() > MAX_CLUSTER_CONTACTS
+                    && !self.may_hold_large(t, world)
+                {
                     return Ok(false);
                 }
             }
@@ -229,7 +252,7 @@ impl EventLoop {
     /// Poses the gathered cluster's problem in `scratch`: its bodies, and each piece pair's
     /// contact region as points (a box lying on a face is held at its four corners at once).
     /// False if a point approaches at collision speed (the thesis's single response is then
-    /// due) or the cluster is a single point.
+    /// due) or there is no point.
     pub(super) fn pose_cluster(
         &self,
         t: f64,
@@ -255,7 +278,23 @@ impl EventLoop {
         let index = |c: usize| members.iter().position(|&m| m == c).unwrap_or(0);
         // How long a resting body's hop lasts: up and down again at the rebound speed.
         let hop = 2.0 * settings.rebound(true) * threshold_speed / gravity;
-        for (k, (q, closest)) in contacts.iter().enumerate() {
+        for (k, (q, measured)) in contacts.iter().enumerate() {
+            let part = |c: usize, i: usize| {
+                let part = &self.colliders.models[c].parts[i];
+                (&part.convex, self.colliders.pose(c, world) * part.pose)
+            };
+            let ((convex_a, pose_a), (convex_b, pose_b)) =
+                (part(q.0, measured.parts.0), part(q.1, measured.parts.1));
+            // Under paradigm switching, two polyhedra that touch take the normal of the face
+            // between them (`touching_face_normal`): a held contact must push along it.
+            let mut closest = *measured;
+            if settings.contact_model == ContactModel::Switching
+                && closest.distance.abs() < TOUCHING_DISTANCE * settings.collision_epsilon
+                && let Some(normal) = touching_face_normal(convex_a, &pose_a, convex_b, &pose_b)
+            {
+                closest.normal = normal;
+            }
+            let closest = &closest;
             let material = world
                 .materials
                 .between(self.colliders.kind(q.0), self.colliders.kind(q.1));
@@ -283,12 +322,6 @@ impl EventLoop {
                 }
             };
             let relative_gravity = frame.transpose() * (pull(q.0) - pull(q.1));
-            let part = |c: usize, i: usize| {
-                let part = &self.colliders.models[c].parts[i];
-                (&part.convex, self.colliders.pose(c, world) * part.pose)
-            };
-            let ((convex_a, pose_a), (convex_b, pose_b)) =
-                (part(q.0, closest.parts.0), part(q.1, closest.parts.1));
             let epsilon = settings.collision_epsilon;
             for point in manifold(convex_a, &pose_a, convex_b, &pose_b, closest, epsilon) {
                 let approach = self.approach(*q, &point, &closest.normal, world);
@@ -331,7 +364,7 @@ impl EventLoop {
                 sources.push(k);
             }
         }
-        problem.points.len() >= 2
+        !problem.points.is_empty()
     }
 
     /// Applies a cluster's solved impulses (each contact point's, in its collision frame):
@@ -390,6 +423,16 @@ impl EventLoop {
         });
         self.respond_at(t);
         scratch.moved.clear();
+        // Sleepers an impact reached (see `join_cluster`) wake with their whole island.
+        let mut woken: Vec<usize> = scratch
+            .members
+            .iter()
+            .zip(&scratch.taken)
+            .filter(|(_, impulses)| !impulses.is_empty())
+            .filter_map(|(&m, _)| self.islands.island_of[m])
+            .collect();
+        woken.sort_unstable();
+        woken.dedup();
         for (&m, impulses) in scratch.members.iter().zip(&scratch.taken) {
             if impulses.is_empty() || !self.colliders.free_body(m, world) {
                 continue;
@@ -399,6 +442,10 @@ impl EventLoop {
             self.responses.hit_at[m] = t;
             self.renew_box(m, t, world)?;
             scratch.moved.push(m);
+        }
+        for island in woken {
+            let members = self.wake_island(island, t, world)?;
+            scratch.moved.extend(members);
         }
         self.recheck_moved(&scratch.moved, Some(p), t, world);
         Ok(())
@@ -453,8 +500,12 @@ impl EventLoop {
         members: &mut Vec<usize>,
         world: &mut Participants<'_>,
     ) -> bool {
+        // Under paradigm switching an impact reaches into held bodies (asleep) too, and
+        // wakes them (`apply_cluster`): refused, the cascade went on one contact at a time.
+        let reaches_sleepers =
+            kind == ClusterKind::Impact && world.settings.contact_model == ContactModel::Switching;
         if self.colliders.body(c).is_none()
-            || self.colliders.asleep(c, world)
+            || (self.colliders.asleep(c, world) && !reaches_sleepers)
             || (kind == ClusterKind::Resting
                 && self.colliders.dynamic(c, world)
                 && self.responses.hit_at[c] == t)
@@ -463,6 +514,225 @@ impl EventLoop {
         }
         members.push(c);
         true
+    }
+}
+
+/// Holding a cluster at rest: paradigm switching (Mirtich §8.1), impulse to constraint.
+///
+/// Under `contact_model = "switching"`, a resting cluster (a microcollision among free bodies,
+/// gathered with every contact within the envelope of the bodies it reaches) is handed to
+/// contact forces when two solves of its touching contacts say that is right:
+///
+/// 1. **At rest**: stopping every touching contact inelastically, with sticking friction,
+///    leaves no point of any body moving faster than `HOLD_SPEED` microcollision threshold
+///    speeds. What the impulse model's hops add (normal speeds within the envelope) is taken
+///    out; rolling, sliding and spinning are not, so a rolling ball or a sliding box is not
+///    held.
+/// 2. **Able to carry its weight**: from rest, each free body given its free-flight
+///    acceleration over a time `τ` (speeds of `CARRY_SPEEDS` threshold speeds), the contacts
+///    stop every body again within their friction cones, to the same speed. That is Baraff's
+///    force LCP (ch. 8–9) posed in impulses over `τ`: contact forces `f = p / τ` exist that
+///    leave every body's acceleration zero (to `HOLD_SPEED / CARRY_SPEEDS` of its pull), so
+///    zero velocity and zero acceleration are the constraint model's answer, and the bodies
+///    stay where they are. A box on a slope steeper than its friction angle, a plank
+///    overhanging its support or a body on one corner is not held.
+///
+/// Held bodies are put to sleep as one island ([`crate::RigidBody::fall_asleep`]: zero
+/// velocities, out of gravity's pull, their pairs with fixed bodies and each other out of the
+/// heap) whatever `world.sleep` says; an impulse on any of them hands the island back to the
+/// impulse model (`wake_island`: each from rest, under gravity, and held again once at rest).
+/// The test is made only for clusters of free bodies without applied torque whose supports do
+/// not move (fixed bodies and stationary kinematic bodies): their loads stay constant while
+/// held. A cluster reaching a sleeper is not gathered (its load would change), so a body
+/// settling on a held pile wakes it, and the pile with the body on it is held again.
+impl EventLoop {
+    /// Whether a resting cluster above `MAX_CLUSTER_CONTACTS` may be gathered at `t`: only
+    /// to be held, under paradigm switching, and not within a hop of the last one found not
+    /// ready.
+    fn may_hold_large(&self, t: f64, world: &Participants<'_>) -> bool {
+        let settings = world.settings;
+        if settings.contact_model != ContactModel::Switching {
+            return false;
+        }
+        let hop =
+            2.0 * settings.rebound(true) * settings.threshold_speed() / settings.gravity.norm();
+        self.clusters
+            .large_hold_failed
+            .is_none_or(|failed| t >= failed + hop)
+    }
+
+    /// Holds the gathered and posed resting cluster in `scratch` at `t` still, if it is at
+    /// rest and able to carry its weight (see above); false, having changed nothing, if not.
+    fn hold_cluster(
+        &mut self,
+        p: Pair,
+        t: f64,
+        scratch: &mut ClusterScratch,
+        world: &mut Participants<'_>,
+    ) -> Result<bool, SimulationError> {
+        let held = self.may_hold(scratch, world);
+        if !held {
+            if scratch.contacts.len() > MAX_CLUSTER_CONTACTS {
+                self.clusters.large_hold_failed = Some(t);
+            }
+            return Ok(false);
+        }
+        let island = scratch
+            .members
+            .iter()
+            .copied()
+            .filter(|&m| self.colliders.free_body(m, world))
+            .min()
+            .unwrap_or(p.0);
+        let mut fell = Vec::new();
+        for &m in &scratch.members {
+            let Some(id) = self.colliders.body(m) else {
+                continue;
+            };
+            if !world.bodies[id.0].is_dynamic() {
+                continue;
+            }
+            self.islands.island_of[m] = Some(island);
+            world.bodies[id.0].fall_asleep();
+            self.renew_box(m, t, world)?;
+            fell.push(m);
+        }
+        let epsilon = world.settings.collision_epsilon;
+        for (q, closest) in &scratch.contacts {
+            if closest.distance < epsilon {
+                self.islands.touches.insert(*q, t);
+            }
+        }
+        self.counters.holds += 1;
+        self.recheck_moved(&fell, Some(p), t, world);
+        Ok(true)
+    }
+
+    /// The two tests of [`EventLoop::hold_cluster`] on the cluster in `scratch`.
+    fn may_hold(&mut self, scratch: &mut ClusterScratch, world: &Participants<'_>) -> bool {
+        let settings = world.settings;
+        let threshold_speed = settings.threshold_speed();
+        let epsilon = settings.collision_epsilon;
+        // Loads that stay constant while held: free bodies without applied torque, on
+        // supports that do not move.
+        let constant_loads = scratch.members.iter().all(|&m| {
+            if self.colliders.free_body(m, world) {
+                self.colliders.torque_free(m, world)
+            } else {
+                !self.colliders.moves(m, world) || self.colliders.stationary(m, world)
+            }
+        });
+        if !constant_loads {
+            return false;
+        }
+        let ClusterScratch {
+            members,
+            contacts,
+            problem,
+            sources,
+            hold,
+            ..
+        } = scratch;
+        // The touching contacts only, each to stop (no rebound, no drift target).
+        hold.clear();
+        hold.bodies.extend_from_slice(&problem.bodies);
+        hold.points.extend(
+            problem
+                .points
+                .iter()
+                .zip(sources.iter())
+                .filter(|&(_, &k)| contacts[k].1.distance < epsilon)
+                .map(|(point, _)| ContactPoint {
+                    target: Vec3::zeros(),
+                    initial: Vec3::zeros(),
+                    ..point.clone()
+                }),
+        );
+        if hold.points.is_empty() {
+            return false;
+        }
+        let touching = hold.points.clone();
+        // 1. At rest: one inelastic frictional stop of the touching contacts leaves nothing
+        // moving.
+        let mut passes = 0;
+        let mut holds = self.stops_within_cones(members, hold, &mut passes, world, |_, _| {});
+        if holds {
+            // 2. Able to carry its weight: each body's pull over τ, from rest, stopped the
+            // same way.
+            let tau = CARRY_SPEEDS * threshold_speed / settings.gravity.norm();
+            hold.points.clone_from(&touching);
+            hold.bodies.clone_from(&problem.bodies);
+            holds = self.stops_within_cones(members, hold, &mut passes, world, |pull, body| {
+                body.velocity = pull * tau;
+                body.angular_velocity = Vec3::zeros();
+            });
+        }
+        self.counters.cluster_sweeps += u64::from(passes);
+        holds
+    }
+
+    /// Whether the bodies of `hold` (the cluster's `members`), their velocities set by
+    /// `start` (given each free body's free-flight acceleration), are stopped by impulses at
+    /// the touching points of `hold` that push and lie in their friction cones, leaving no
+    /// point of any body faster than `HOLD_SPEED` threshold speeds. The sticking stop's
+    /// least-norm impulses ([`sticking_stop`], friction weighted by `CARRY_FRICTION_WEIGHT`)
+    /// may pull at points of a redundant support (a corner away from the load): those are let
+    /// go and the rest stopped again, as an active-set method does, for up to `CARRY_ROUNDS`
+    /// rounds. Adds the conjugate-gradient passes to `passes`.
+    fn stops_within_cones(
+        &self,
+        members: &[usize],
+        hold: &mut ContactProblem,
+        passes: &mut u32,
+        world: &Participants<'_>,
+        start: impl Fn(Vec3, &mut ContactBody),
+    ) -> bool {
+        let threshold_speed = world.settings.threshold_speed();
+        let tolerance = HOLD_TOLERANCE * threshold_speed;
+        let initial = hold.bodies.clone();
+        for _ in 0..CARRY_ROUNDS {
+            hold.bodies.clone_from(&initial);
+            for (&m, body) in members.iter().zip(hold.bodies.iter_mut()) {
+                if body.inverse_mass > 0.0 {
+                    let pull = self
+                        .colliders
+                        .body(m)
+                        .map_or(Vec3::zeros(), |id| world.bodies[id.0].acceleration());
+                    start(pull, body);
+                }
+            }
+            let stop = sticking_stop::solve(
+                &mut hold.bodies,
+                &hold.points,
+                CARRY_FRICTION_WEIGHT,
+                tolerance,
+                MAX_STOP_ITERATIONS,
+            );
+            *passes += stop.sweeps;
+            let still = members.iter().zip(&hold.bodies).all(|(&m, body)| {
+                body.inverse_mass == 0.0
+                    || body.velocity.norm() + self.colliders.reach[m] * body.angular_velocity.norm()
+                        <= HOLD_SPEED * threshold_speed
+            });
+            if !stop.converged || !still {
+                return false;
+            }
+            let largest = stop.impulses.iter().map(|p| p.z).fold(0.0, f64::max);
+            let slack = CONE_SLACK * largest;
+            if stop.impulses.iter().all(|p| p.z >= -slack) {
+                return stop
+                    .impulses
+                    .iter()
+                    .zip(&hold.points)
+                    .all(|(p, point)| p.xy().norm() <= point.friction * p.z + slack);
+            }
+            let mut k = 0;
+            hold.points.retain(|_| {
+                k += 1;
+                stop.impulses[k - 1].z >= -slack
+            });
+        }
+        false
     }
 }
 
@@ -488,6 +758,8 @@ pub(super) struct ClusterScratch {
     seen: FastSet<Pair>,
     pairs: Vec<Pair>,
     problem: ContactProblem,
+    /// The tests of whether the cluster may be held (see `EventLoop::hold_cluster`).
+    hold: ContactProblem,
     /// Which of `contacts` each point of `problem` belongs to.
     sources: Vec<usize>,
     /// Per member, the impulses it takes.
@@ -501,6 +773,7 @@ impl ClusterScratch {
         self.contacts.clear();
         self.seen.clear();
         self.problem.clear();
+        self.hold.clear();
         self.sources.clear();
         for taken in &mut self.taken {
             taken.clear();
@@ -527,6 +800,32 @@ const MAX_CLUSTER_CONTACTS: usize = 256;
 /// box does not drift.
 const CLUSTER_TOLERANCE: f64 = 1e-2;
 const MAX_CLUSTER_SWEEPS: u32 = 1000;
+/// A cluster is held (see `EventLoop::hold_cluster`) when, its touching contacts stopped, no
+/// point of a body moves faster than this share of the microcollision threshold speed.
+const HOLD_SPEED: f64 = 1e-2;
+/// The hold tests' stops end when no contact's velocity is farther than this share of the
+/// threshold speed from its target.
+const HOLD_TOLERANCE: f64 = 1e-4;
+/// How little the hold tests ask of friction (see `sticking_stop::solve`): with friction
+/// weighted as normal impulses, the least-norm share of a pyramid's load put half of it
+/// into friction.
+const CARRY_FRICTION_WEIGHT: f64 = 0.01;
+/// Most conjugate-gradient passes of a hold test's stop.
+const MAX_STOP_ITERATIONS: u32 = 2000;
+/// Impulses within this share of the largest normal impulse of their friction cones count as
+/// inside (rounding of the stop).
+const CONE_SLACK: f64 = 1e-9;
+/// Most rounds of letting go of pulling points in the test of whether a cluster can carry its
+/// weight.
+const CARRY_ROUNDS: usize = 8;
+/// The speed each body's pull gives it, in threshold speeds, in the test of whether a cluster
+/// can carry its weight: stopped to `HOLD_SPEED`, the acceleration left is below
+/// `HOLD_SPEED / CARRY_SPEEDS` of the pull.
+const CARRY_SPEEDS: f64 = 10.0;
+/// Under paradigm switching, a pair of polyhedra whose closest distance is within this share of
+/// the envelope of zero takes its normal from the faces between them (see
+/// `touching_face_normal`).
+const TOUCHING_DISTANCE: f64 = 1e-6;
 /// Most sweeps of an impact's solve.
 const MAX_IMPACT_SWEEPS: u32 = 200;
 /// A contact a cluster solve settled approaches, at that instant, by at most this many times

@@ -42,6 +42,9 @@ pub struct Counters {
     /// Same-instant cascades of collisions answered by one simultaneous inelastic solve over
     /// the bodies they reached (their sweeps count in `cluster_sweeps`).
     pub impact_solves: u64,
+    /// Resting clusters found at rest and able to carry their weight, held still by contact
+    /// forces (`contact_model = "switching"`); an impulse on a held body counts in `wakes`.
+    pub holds: u64,
     /// Islands put to sleep, and sleeping islands woken by an impulse.
     pub sleeps: u64,
     pub wakes: u64,
@@ -132,6 +135,7 @@ impl Counters {
             ("cluster_sweeps", self.cluster_sweeps),
             ("cluster_fallbacks", self.cluster_fallbacks),
             ("impact_solves", self.impact_solves),
+            ("holds", self.holds),
             ("sleeps", self.sleeps),
             ("wakes", self.wakes),
             ("narrow_part_queries", self.narrow_part_queries),
@@ -200,6 +204,7 @@ impl Index<&str> for Counters {
             "cluster_sweeps" => Some(&self.cluster_sweeps),
             "cluster_fallbacks" => Some(&self.cluster_fallbacks),
             "impact_solves" => Some(&self.impact_solves),
+            "holds" => Some(&self.holds),
             "sleeps" => Some(&self.sleeps),
             "wakes" => Some(&self.wakes),
             "narrow_part_queries" => Some(&self.narrow_part_queries),
@@ -252,6 +257,7 @@ mod tests {
             cluster_sweeps: 15,
             cluster_fallbacks: 16,
             impact_solves: 37,
+            holds: 38,
             sleeps: 17,
             wakes: 18,
             narrow_part_queries: 19,
@@ -288,10 +294,10 @@ mod tests {
         for (counters, count, fields) in [
             (
                 counters,
-                34,
-                (1..=31).chain([34, 35, 37]).collect::<Vec<u64>>(),
+                35,
+                (1..=31).chain([34, 35, 37, 38]).collect::<Vec<u64>>(),
             ),
-            (penalty, 30, (1..=26).chain([32, 33, 36, 37]).collect()),
+            (penalty, 31, (1..=26).chain([32, 33, 36, 37, 38]).collect()),
         ] {
             let entries = counters.entries();
             assert_eq!(entries.len(), count);
@@ -308,7 +314,7 @@ mod tests {
         }
         // Without multibodies (or constraint groups) their counters are not written.
         let free = Counters::default();
-        assert_eq!(free.entries().len(), 23);
+        assert_eq!(free.entries().len(), 24);
         assert!(
             free.entries()
                 .iter()

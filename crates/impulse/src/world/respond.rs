@@ -52,7 +52,9 @@ impl EventLoop {
             // Mirtich ch. 3: a microcollision among resting free bodies is answered with the
             // contacts around it by one simultaneous solve where it can be (see
             // `collide_cluster`); everything else by one frictional collision.
-            ContactModel::Impulse => {
+            // Paradigm switching: the same, and a resting cluster the solve finds at rest and
+            // able to carry its weight is held by contact forces instead (`hold_cluster`).
+            ContactModel::Impulse | ContactModel::Switching => {
                 if !self.collide_cluster(p, t, contact, world)? {
                     self.collide(p, t, contact, world)?;
                 }

@@ -24,6 +24,13 @@ pub enum ContactModel {
     /// The penalty method (Baraff ch. 7): collisions as under [`ContactModel::Constraint`],
     /// contacts that persist held by a spring–damper each (see [`super::PenaltyMaterial`]).
     Penalty,
+    /// Paradigm switching (Mirtich §8.1), its first piece: contact as under
+    /// [`ContactModel::Impulse`], except that a cluster of resting bodies whose microcollisions
+    /// have brought it to rest, and whose contacts can carry its weight (static Coulomb
+    /// friction), is handed to contact forces: it is held still, as the force LCP's solution
+    /// of zero acceleration says it stays, until an impulse on any of its bodies hands it
+    /// back. See `world::clusters`, "Holding a cluster at rest".
+    Switching,
 }
 
 /// How the microcollisions of bodies resting on each other (a pile, a stack, a row of fallen

@@ -1,4 +1,4 @@
-//! A world's whole state as bytes, and back (the checkpoints of `impulse run`, format version 5).
+//! A world's whole state as bytes, and back (the checkpoints of `impulse run`, format version 6).
 //!
 //! [`World::save_state`] writes the world with `postcard` (floats as their IEEE bits, so they
 //! read back exactly): time, every body's state, flight (and its integrator's steps), sleep and
