@@ -268,16 +268,6 @@ mod tests {
         Mat3::from_columns(&[t1, t2, n])
     }
 
-    fn fixed() -> ContactBody {
-        ContactBody {
-            inverse_mass: 0.0,
-            inverse_inertia: Mat3::zeros(),
-            center_of_mass: Point::origin(),
-            velocity: Vec3::zeros(),
-            angular_velocity: Vec3::zeros(),
-        }
-    }
-
     /// A box of mass `m` and sides `size` at `center`, axes along the world's.
     fn block(m: f64, size: Vec3, center: Point, velocity: Vec3, spin: Vec3) -> ContactBody {
         let s2 = size.component_mul(&size);
@@ -350,7 +340,7 @@ mod tests {
                 Vec3::new(0.01, 0.0, -0.1),
                 Vec3::zeros(),
             ),
-            fixed(),
+            ContactBody::fixed(),
         ];
         let contact = ContactPoint {
             bodies: (0, 1),
@@ -378,7 +368,7 @@ mod tests {
     fn stuck_stack() -> (Vec<ContactBody>, Vec<ContactPoint>) {
         let size = Vec3::new(1.0, 1.0, 0.5);
         let bodies = vec![
-            fixed(),
+            ContactBody::fixed(),
             block(
                 1.0,
                 size,
@@ -518,7 +508,7 @@ mod tests {
                 velocity: Vec3::new(3.0, 1.0, -0.1),
                 angular_velocity: Vec3::zeros(),
             },
-            fixed(),
+            ContactBody::fixed(),
         ];
         let contact = ContactPoint {
             bodies: (0, 1),
@@ -566,7 +556,7 @@ mod tests {
                 )
             })
             .collect();
-        bodies.push(fixed());
+        bodies.push(ContactBody::fixed());
         let mut contacts = Vec::new();
         for k in 0..n {
             let others = if grounded { n + 1 } else { n };

@@ -37,6 +37,20 @@ pub(crate) struct ContactBody {
     pub(crate) angular_velocity: Vec3,
 }
 
+#[cfg(test)]
+impl ContactBody {
+    /// A fixed body at the origin (tests).
+    pub(crate) fn fixed() -> Self {
+        ContactBody {
+            inverse_mass: 0.0,
+            inverse_inertia: Mat3::zeros(),
+            center_of_mass: Point::origin(),
+            velocity: Vec3::zeros(),
+            angular_velocity: Vec3::zeros(),
+        }
+    }
+}
+
 /// A contact point of a contact problem: the impulse acts on `bodies.0`, its opposite on `bodies.1`.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ContactPoint {

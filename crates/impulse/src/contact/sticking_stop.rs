@@ -125,20 +125,10 @@ mod tests {
         }
     }
 
-    fn fixed() -> ContactBody {
-        ContactBody {
-            inverse_mass: 0.0,
-            inverse_inertia: Mat3::zeros(),
-            center_of_mass: Point::origin(),
-            velocity: Vec3::zeros(),
-            angular_velocity: Vec3::zeros(),
-        }
-    }
-
     /// A stack of `n` unit cubes (mass 1) on fixed ground, body 0, each face pair touching at
     /// the four corners, every cube moving at `velocity`.
     fn stack(n: usize, velocity: Vec3) -> (Vec<ContactBody>, Vec<ContactPoint>) {
-        let mut bodies = vec![fixed()];
+        let mut bodies = vec![ContactBody::fixed()];
         let mut points = Vec::new();
         let up = Vec3::z();
         let (t1, t2) = orthonormal_basis(&up);

@@ -136,11 +136,12 @@ impl EventLoop {
         {
             answered = self.hold_cluster(p, t, &mut scratch, world)?;
         }
-        // A single point is the thesis's single response.
+        // A single point is the thesis's single response; a resting cluster above the cap
+        // was gathered only to be held.
         if posed
             && !answered
             && scratch.problem.points.len() >= 2
-            && scratch.contacts.len() <= MAX_CLUSTER_CONTACTS
+            && (kind == ClusterKind::Impact || scratch.contacts.len() <= MAX_CLUSTER_CONTACTS)
         {
             let mut solver = ProjectedGaussSeidel {
                 max_sweeps: match kind {
@@ -201,6 +202,7 @@ impl EventLoop {
             if !self.colliders.free_body(c, world) {
                 continue;
             }
+            let asleep = self.colliders.asleep(c, world);
             scratch.pairs.clear();
             scratch
                 .pairs
@@ -209,12 +211,15 @@ impl EventLoop {
             for k in 0..scratch.pairs.len() {
                 let q = scratch.pairs[k];
                 // Pairs found apart at their last check are left to it: a pair that may have
-                // come within the envelope since would have been checked by now.
-                let near = self
-                    .checks
-                    .instant_contacts
-                    .get(&q)
-                    .is_some_and(|(_, c)| c.distance < ALLOWANCE_DISTANCE * epsilon);
+                // come within the envelope since would have been checked by now. A sleeper's
+                // pairs with still colliders are not checked while it sleeps (out of the heap),
+                // so an impact reaching it measures them all: a held ball's support.
+                let near = asleep
+                    || self
+                        .checks
+                        .instant_contacts
+                        .get(&q)
+                        .is_some_and(|(_, c)| c.distance < ALLOWANCE_DISTANCE * epsilon);
                 if !near || !scratch.seen.insert(q) || !self.is_candidate(q) {
                     continue;
                 }
