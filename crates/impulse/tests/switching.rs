@@ -61,6 +61,16 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
 
+/// The world key that makes the floor a slope of `theta` (radians) falling along +x: gravity
+/// 9.81 tilted by `theta` from the floor's normal.
+fn slope(theta: f64) -> String {
+    format!(
+        "gravity = [{:?}, 0.0, {:?}]\n",
+        9.81 * theta.sin(),
+        -9.81 * theta.cos()
+    )
+}
+
 fn advance(world: &mut World, t: f64) {
     if let Err(e) = world.advance_to(t) {
         panic!("stopped at t = {}: {e}", world.time());
@@ -142,11 +152,7 @@ fn a_cube_on_a_slope_steeper_than_its_friction_angle_slides_at_the_closed_form_r
     // ½ g (sin θ − μ cos θ) t² (= 0.2587 m at t = 0.5 s, g = 9.81).
     let theta = 25f64.to_radians();
     let (g, mu) = (9.81, 0.3);
-    let keys = format!(
-        "gravity = [{:?}, 0.0, {:?}]\n",
-        g * theta.sin(),
-        -g * theta.cos()
-    );
+    let keys = slope(theta);
     let mut world = switching("slope", &keys, mu, &cube("cube", [0.0, 0.0, 0.05], ""));
     let start = position(&world, "cube");
     advance(&mut world, 0.5);
@@ -177,11 +183,7 @@ fn a_cube_on_a_slope_within_its_friction_angle_is_held_and_does_not_creep() {
     // own condition), so it is held and stays put. Under impulses alone a resting box creeps
     // down a slope however strong the friction (docs/sources.md, "Creep of resting boxes").
     let theta = 15f64.to_radians();
-    let keys = format!(
-        "gravity = [{:?}, 0.0, {:?}]\n",
-        9.81 * theta.sin(),
-        -9.81 * theta.cos()
-    );
+    let keys = slope(theta);
     let mut world = switching("gentle", &keys, 0.5, &cube("cube", [0.0, 0.0, 0.0505], ""));
     advance(&mut world, 0.1);
     let landed = position(&world, "cube");
