@@ -8,7 +8,7 @@ use super::CollisionModel;
 use super::narrow::{Beyond, Closest};
 use super::toi::{
     MotionBound, TravelBound, any_direction_between, ballistic_swept_box, energy_bound,
-    next_check_delay, turning_bound,
+    next_check_delay, next_check_delay_rising, turning_bound,
 };
 use crate::dynamics::{MotionType, RigidBody};
 use crate::geometry::Aabb;
@@ -200,6 +200,9 @@ pub(crate) struct SoonestCheck {
     soonest: f64,
     /// The least gap of the nodes left out for lying beyond the slack.
     beyond_slack: f64,
+    /// Whether an overlapping pair leaving the overlap is next checked at contact
+    /// ([`next_check_delay_rising`]: contact answered by impulses) or back at its depth.
+    rising: bool,
 }
 
 impl SoonestCheck {
@@ -218,6 +221,22 @@ impl SoonestCheck {
             slack,
             soonest: horizon,
             beyond_slack: f64::INFINITY,
+            rising: false,
+        }
+    }
+
+    /// Checks overlapping pairs that leave the overlap at contact (see `rising`).
+    pub(crate) fn rising_out_of_overlaps(mut self, rising: bool) -> Self {
+        self.rising = rising;
+        self
+    }
+
+    /// The delay for a pair `d` apart under `bound`, by the rule in effect.
+    fn delay_at(&self, bound: TravelBound, d: f64) -> f64 {
+        if self.rising {
+            next_check_delay_rising(bound, d, self.epsilon)
+        } else {
+            next_check_delay(bound, d, self.epsilon)
         }
     }
 
@@ -244,13 +263,13 @@ impl Beyond for SoonestCheck {
         let (motion_a, motion_b) = self.motion;
         let direction = -pair.normal;
         let spinning = motion_a.along(&direction) + motion_b.along(&-direction);
-        let by_spin = next_check_delay(spinning, pair.distance, self.epsilon);
+        let by_spin = self.delay_at(spinning, pair.distance);
         if by_spin >= self.soonest {
             return; // the later of the two times cannot be sooner
         }
         let turning =
             motion_a.along_by_turning(&direction) + motion_b.along_by_turning(&-direction);
-        let safe = by_spin.max(next_check_delay(turning, pair.distance, self.epsilon));
+        let safe = by_spin.max(self.delay_at(turning, pair.distance));
         self.soonest = self.soonest.min(safe);
     }
 

@@ -336,6 +336,21 @@ pub fn next_check_delay(bound: TravelBound, d: f64, epsilon: f64) -> f64 {
     time_of_impact(bound, (0.5 * d).max(1e-3 * epsilon))
 }
 
+/// [`next_check_delay`] for contact answered by impulses: a pair that overlaps (d < 0) and
+/// separates fast enough to leave the overlap is checked when the bound could bring it back to
+/// contact, the later root of `a τ² + b τ = d`, not back at the depth it left from, where
+/// every hop of a body rising out of an overlap (`WorldSettings::rise_speed`) would end again.
+/// (Penalty contact, whose springs act while overlapping, keeps the plain rule.)
+pub fn next_check_delay_rising(bound: TravelBound, d: f64, epsilon: f64) -> f64 {
+    let TravelBound { a, b } = bound;
+    let leaves_overlap = b * b + 4.0 * a * d;
+    if d < 0.0 && b < 0.0 && a > 0.0 && leaves_overlap >= 0.0 {
+        let back = (-b + leaves_overlap.sqrt()) / (2.0 * a);
+        return back.max((1e-3 * epsilon / a).sqrt());
+    }
+    next_check_delay(bound, d, epsilon)
+}
+
 /// The box swept by a body in ballistic flight from `t0` to `t1` (Mirtich Fig. 2.13): its centre
 /// of mass follows `c + v τ + ½ a τ²`, so per axis the extremes are at the ends or at the apex;
 /// the box of those centres grows by the body's `reach`.
@@ -445,6 +460,25 @@ mod tests {
         // under g = 981 cm/s² (a = g/2) is back after 2 v / g, longer than √(0.00025 / 490.5).
         let bounce = TravelBound { a: 490.5, b: -1.0 };
         assert_eq!(next_check_delay(bounce, 0.001, 0.005), 1.0 / 490.5);
+    }
+
+    #[test]
+    fn a_pair_rising_out_of_an_overlap_is_met_at_contact() {
+        // A ball 0.5 mm into the ground leaving at 0.1 m/s under g = 9.81 m/s² (a = g/2):
+        // its height is z(τ) = −5e-4 + 0.1 τ − 4.905 τ², back at 0 on the way down at
+        // τ = (0.1 + √(0.01 − 4 · 4.905 · 5e-4)) / 9.81 (the later root), not back at its
+        // depth after 2 v / g.
+        let rising = TravelBound { a: 4.905, b: -0.1 };
+        let expected = (0.1 + (0.01f64 - 4.0 * 4.905 * 5e-4).sqrt()) / 9.81;
+        let delay = next_check_delay_rising(rising, -5e-4, 1e-3);
+        assert!((delay - expected).abs() < 1e-14, "{delay} against {expected}");
+        assert!(delay < 0.2 / 9.81);
+        // Too slow to leave the overlap (peak 0.05² / 19.62 = 0.13 mm < 0.5 mm): back at its
+        // depth.
+        let slow = TravelBound { a: 4.905, b: -0.05 };
+        assert_eq!(next_check_delay_rising(slow, -5e-4, 1e-3), 0.05 / 4.905);
+        // The plain rule (penalty contact): back at its depth.
+        assert_eq!(next_check_delay(rising, -5e-4, 1e-3), 0.1 / 4.905);
     }
 
     #[test]

@@ -303,10 +303,8 @@ impl EventLoop {
             let material = world
                 .materials
                 .between(self.colliders.kind(q.0), self.colliders.kind(q.1));
-            // As for a single microcollision: gravity brings a contact back only as far as it
-            // acts along the normal, so a sideways contact gets no rebound.
-            let closing = (settings.gravity.dot(&closest.normal) / gravity).abs();
-            let rebound = settings.rebound(true) * threshold_speed * closing.sqrt();
+            // As for a single microcollision (see `WorldSettings::rebound_speed`).
+            let rebound = settings.rebound_speed(true, &closest.normal, closest.distance);
             // A pair just beyond the envelope may approach only as fast as would bring it to
             // the middle of the envelope over `SETTLING_HOPS` hops of a resting body: the
             // solve must not throw a body into a neighbour it is about to touch (a domino's
@@ -337,8 +335,9 @@ impl EventLoop {
                     if !touching {
                         continue;
                     }
-                    // The cascade's own law: its contacts stop, inelastically.
-                    0.0
+                    // The cascade's own law: its contacts stop, inelastically (an
+                    // overlapping one rising out of the overlap).
+                    settings.rise_speed(&closest.normal, closest.distance)
                 } else if touching && settings.rebound(true) == 0.0 {
                     // `microcollision_rebound = 0`, the thesis's pure reversal: each contact
                     // leaves as fast as it came. Restitution alone (below) let a resting

@@ -79,12 +79,14 @@ impl EventLoop {
             .get(&p)
             .map(|&(_, c)| c.distance);
         let mut allowances = [a, b].map(|c| self.allowance(c, previous, world));
+        let rising = world.settings.rises_out_of_overlaps();
         let mut soonest = SoonestCheck::new(
             self.motion_bounds(p, world, allowances),
             epsilon,
             slack,
             horizon,
-        );
+        )
+        .rising_out_of_overlaps(rising);
         let (pose_a, pose_b) = (self.colliders.pose(a, world), self.colliders.pose(b, world));
         let single =
             self.colliders.models[a].parts.len() == 1 && self.colliders.models[b].parts.len() == 1;
@@ -113,7 +115,8 @@ impl EventLoop {
                 epsilon,
                 slack,
                 horizon,
-            );
+            )
+            .rising_out_of_overlaps(rising);
             closest_parts_again(
                 &self.colliders.models[a],
                 &pose_a,

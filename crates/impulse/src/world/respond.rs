@@ -129,20 +129,16 @@ impl EventLoop {
         let restitution = if inelastic { 0.0 } else { material.restitution };
         let gravity = settings.gravity.norm();
         let micro = (settings.microcollisions && gravity > 0.0 && !inelastic).then(|| {
-            let threshold_speed = settings.threshold_speed();
-            // The rebound stands in for gravity's pull over the flight to come, and gravity
-            // brings a contact back only as far as it acts along the normal: a sideways contact
-            // (two balls side by side) gets none.
-            let closing = (settings.gravity.dot(&contact.normal) / gravity).abs();
+            // The rebound stands in for gravity's pull over the flight to come.
             Microcollisions {
-                threshold_speed,
+                threshold_speed: settings.threshold_speed(),
                 epsilon: settings.collision_epsilon,
                 max_restitution: if cascade {
                     material.restitution
                 } else {
                     settings.microcollision_max_restitution
                 },
-                rebound_speed: settings.rebound(false) * threshold_speed * closing.sqrt(),
+                rebound_speed: settings.rebound_speed(false, &contact.normal, contact.distance),
             }
         });
         let (outcome, kind) = respond(

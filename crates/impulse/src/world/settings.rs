@@ -152,6 +152,52 @@ impl WorldSettings {
             .unwrap_or(if cluster { 0.5 } else { 0.25 })
     }
 
+    /// The least speed a microcollision leaves a contact with normal `normal` (from the
+    /// second body to the first) separating at, `distance` apart (negative: overlapping).
+    /// Gravity brings a contact back only as far as it acts along the normal, so a sideways
+    /// contact (two balls side by side) gets no rebound; an overlapping one leaves fast enough
+    /// to rise out of the overlap as well (see [`WorldSettings::rise_speed`]).
+    pub(crate) fn rebound_speed(&self, cluster: bool, normal: &Vec3, distance: f64) -> f64 {
+        let gravity = self.gravity.norm();
+        if gravity == 0.0 {
+            return 0.0;
+        }
+        let speed = self.rebound(cluster)
+            * self.threshold_speed()
+            * (self.gravity.dot(normal).abs() / gravity).sqrt();
+        if distance < 0.0 && self.rises_out_of_overlaps() {
+            speed.hypot(self.rise_speed(normal, distance))
+        } else {
+            speed
+        }
+    }
+
+    /// The speed that takes a contact `distance` < 0 apart out of the overlap against
+    /// gravity's pull along its normal, `√(2 g_n |d|)` (zero when not overlapping). A pure
+    /// reversal, or an inelastic stop, starts each hop where the last one ended, and the
+    /// bottom ball of a deep pile, driven down by its load between hops, sank a micrometre a
+    /// hop until it passed the allowed overlap (the 500-ball pit's `b63` at 0.97 s;
+    /// docs/sources.md, "Rising out of an overlap").
+    ///
+    /// Only where contact is answered by impulses ([`WorldSettings::rises_out_of_overlaps`]):
+    /// under the penalty model an overlap is a spring's stretch, which its force answers.
+    pub(crate) fn rise_speed(&self, normal: &Vec3, distance: f64) -> f64 {
+        if !self.rises_out_of_overlaps() {
+            return 0.0;
+        }
+        (-2.0 * self.gravity.dot(normal).abs() * distance.min(0.0)).sqrt()
+    }
+
+    /// Whether an overlapping contact rises out of the overlap (see
+    /// [`WorldSettings::rise_speed`]): under the contact models that answer contact by
+    /// impulses, `impulse` and `switching`.
+    pub(crate) fn rises_out_of_overlaps(&self) -> bool {
+        matches!(
+            self.contact_model,
+            ContactModel::Impulse | ContactModel::Switching
+        )
+    }
+
     /// The microcollision threshold speed `√(2 g ε)` (Mirtich §3.5): a contact approaching
     /// slower is resting, answered by microcollisions.
     pub(crate) fn threshold_speed(&self) -> f64 {
