@@ -1,7 +1,7 @@
-//! `impulse compare SCENE`: one scene under the impulse, constraint and penalty contact models,
-//! side by side — wall time, energy, deepest penetration, collisions, integration steps and
-//! where each body ends — as a table, `compare.csv`, `compare.json`, `energy.csv` and an energy
-//! plot of the three (`energy.svg`, `energy.png`).
+//! `impulse compare SCENE`: one scene under the impulse, switching, constraint and penalty
+//! contact models, side by side — wall time, energy, deepest penetration, collisions,
+//! integration steps and where each body ends — as a table, `compare.csv`, `compare.json`,
+//! `energy.csv` and an energy plot of the four (`energy.svg`, `energy.png`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,7 +31,7 @@ pub struct CompareArgs {
 }
 
 /// The contact models compared, as `contact_model` names them.
-const MODELS: [&str; 3] = ["impulse", "constraint", "penalty"];
+const MODELS: [&str; 4] = ["impulse", "switching", "constraint", "penalty"];
 
 /// One model's run.
 struct ModelRun {

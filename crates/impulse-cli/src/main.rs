@@ -54,8 +54,8 @@ enum Command {
         /// The scene file (TOML).
         scene: PathBuf,
     },
-    /// Run one scene under the impulse, constraint and penalty contact models and compare
-    /// them: wall time, energy, penetration, collisions, final positions, an energy plot.
+    /// Run one scene under the impulse, switching, constraint and penalty contact models and
+    /// compare them: wall time, energy, penetration, collisions, final positions, an energy plot.
     Compare(compare::CompareArgs),
     /// The contact problem at one instant: contacts, Baraff's LCP, Lemke's answer, and whether
     /// it is consistent, inconsistent or indeterminate.

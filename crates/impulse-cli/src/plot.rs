@@ -390,7 +390,12 @@ impl ComparisonChart<'_> {
             range.start..range.end + 0.2 * (range.end - range.start),
             "energy (scene units)",
         )?;
-        let colors = [rgb([30, 30, 30]), rgb([225, 87, 89]), rgb([78, 121, 167])];
+        let colors = [
+            rgb([30, 30, 30]),
+            rgb([89, 161, 79]),
+            rgb([225, 87, 89]),
+            rgb([78, 121, 167]),
+        ];
         for (k, (name, times, values)) in self.series.iter().enumerate() {
             let points = finite(times.iter().copied().zip(values.iter().copied()));
             line(&mut chart, points, name, colors[k % colors.len()], 2)?;

@@ -59,8 +59,8 @@ fn contacts_refuses_a_negative_time() {
 }
 
 #[test]
-fn compare_runs_a_scene_under_all_three_models() {
-    // scenes/constraint/box_on_slope.toml for 0.2 s under each model: three rows, all
+fn compare_runs_a_scene_under_all_four_models() {
+    // scenes/constraint/box_on_slope.toml for 0.2 s under each model: four rows, all
     // completed, the files written. The constraint model holds the box with forces that do no
     // work: its energy falls (the landing) and never rises by more than the drift correction's
     // lift of its 4.9 N weight through a micrometre.
@@ -88,11 +88,11 @@ fn compare_runs_a_scene_under_all_three_models() {
             .expect("JSON");
     let models = json["models"].as_array().expect("models");
     let names: Vec<&str> = models.iter().filter_map(|m| m["model"].as_str()).collect();
-    assert_eq!(names, ["impulse", "constraint", "penalty"]);
+    assert_eq!(names, ["impulse", "switching", "constraint", "penalty"]);
     for m in models {
         assert_eq!(m["status"], "completed", "{m}");
         assert!((m["sim_time"].as_f64().expect("time") - 0.2).abs() < 1e-12);
     }
-    let rise = models[1]["largest_energy_rise"].as_f64().expect("rise");
+    let rise = models[2]["largest_energy_rise"].as_f64().expect("rise");
     assert!(rise < 4.905 * 1e-6, "constraint energy rose {rise} J");
 }
