@@ -165,7 +165,8 @@ impl WorldSettings {
         let speed = self.rebound(cluster)
             * self.threshold_speed()
             * (self.gravity.dot(normal).abs() / gravity).sqrt();
-        if distance < 0.0 && self.rises_out_of_overlaps() {
+        if distance < 0.0 {
+            // (`rise_speed` is zero where overlaps do not rise out; `hypot` then gives `speed`.)
             speed.hypot(self.rise_speed(normal, distance))
         } else {
             speed
