@@ -495,7 +495,8 @@ impl EventLoop {
     }
 
     /// Adds collider `c` to a cluster being gathered at `t`, sampled there; false if it cannot
-    /// join one: a multibody link, a sleeper, or a body already hit at this instant.
+    /// join one: a multibody link, a sleeper (except into an impact), or a body already hit at
+    /// this instant.
     pub(super) fn join_cluster(
         &self,
         c: usize,
@@ -504,12 +505,12 @@ impl EventLoop {
         members: &mut Vec<usize>,
         world: &mut Participants<'_>,
     ) -> bool {
-        // Under paradigm switching an impact reaches into held bodies (asleep) too, and
-        // wakes them (`apply_cluster`): refused, the cascade went on one contact at a time.
-        let reaches_sleepers =
-            kind == ClusterKind::Impact && world.settings.contact_model == ContactModel::Switching;
+        // An impact reaches into sleepers (held bodies under paradigm switching, or asleep)
+        // too, and wakes them (`apply_cluster`), as a single response would. Refused, the
+        // cascade went on one contact at a time, and in a pit with sleep on it ran past the
+        // guard (issue 40: 4 of 6 pits jittered by 1 µm stopped between 1.2 and 1.9 s).
         if self.colliders.body(c).is_none()
-            || (self.colliders.asleep(c, world) && !reaches_sleepers)
+            || (self.colliders.asleep(c, world) && kind != ClusterKind::Impact)
             || (kind == ClusterKind::Resting
                 && self.colliders.dynamic(c, world)
                 && self.responses.hit_at[c] == t)
