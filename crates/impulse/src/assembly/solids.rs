@@ -751,6 +751,7 @@ impl AssemblyWithSolids {
                 epsilon: s.envelope,
                 max_restitution: material.restitution,
                 rebound_speed: 0.25 * threshold_speed * closing.sqrt(),
+                settling: None,
             }
         });
         let e = if inelastic { 0.0 } else { material.restitution };

@@ -142,24 +142,3 @@ impl ContactProblem {
         }
     }
 }
-
-/// The velocity a resting contact is to leave with (collision frame): separating at
-/// `separation`, and against the pull of gravity along the contact plane so that it comes back
-/// where it left. Relative to its support a body leaving with `u` is at `u τ + ½ a τ²` after
-/// `τ` (`a` the relative gravity); with `u_z = s` it returns to the plane at `τ = 2 s / g_n`
-/// (`g_n = −a_z`, pressing it on), and `u_t = −a_t s / g_n` brings its tangential drift back
-/// to zero there. Friction supplies it while it can (`|a_t| / g_n = tan θ ≤ μ` on a slope of
-/// angle θ: static friction's own condition). Nothing when gravity does not press the contact.
-pub(crate) fn drift_target(relative_gravity: &Vec3, separation: f64) -> Vec3 {
-    let pressing = -relative_gravity.z;
-    if pressing > 0.0 {
-        let back = -separation / pressing;
-        Vec3::new(
-            relative_gravity.x * back,
-            relative_gravity.y * back,
-            separation,
-        )
-    } else {
-        Vec3::new(0.0, 0.0, separation)
-    }
-}

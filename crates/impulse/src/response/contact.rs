@@ -23,6 +23,21 @@ pub struct Microcollisions {
     /// Least normal speed a microcollision leaves the contact separating at (0 for the
     /// thesis's pure reversal and plain boosted restitution). See [`respond`].
     pub rebound_speed: f64,
+    /// What the contact's next hop will do to its slip, where it is known; `None` keeps the
+    /// thesis's reversal of the tangential velocity. See [`settled_slip`].
+    pub settling: Option<Settling>,
+}
+
+/// What a microcollision needs to leave a slip that averages zero over the hop after it (see
+/// [`settled_slip`]). Both in the collision frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settling {
+    /// The contact's relative acceleration in free flight: body a's less body b's, so that
+    /// `z < 0` pulls them together.
+    pub pull: Vec3,
+    /// The relative velocity of the two touching surface points. The impulse's point lies
+    /// midway between them, up to ε apart, where a rolling ball's spin shows as slip.
+    pub surface_velocity: Vec3,
 }
 
 /// What kind of impulse a contact received.
@@ -47,21 +62,43 @@ pub enum ResponseKind {
     Ray,
 }
 
-/// The microcollision that reverses the normal velocity and `λ` of the tangential one (λ = 1:
-/// the thesis's reversal, `p = −2 K⁻¹ u₀`, zero work by Corollary 1), if its impulse lies in
-/// the friction cone and does no work; its normal part is then raised to the rebound speed
-/// when that impulse stays in the cone too.
+/// The velocity a resting contact is to leave with (collision frame): separating at
+/// `separation`, and against the pull of gravity along the contact plane so that it comes back
+/// where it left. Relative to its support a body leaving with `u` is at `u τ + ½ a τ²` after
+/// `τ` (`a` the relative gravity); with `u_z = s` it returns to the plane at `τ = 2 s / g_n`
+/// (`g_n = −a_z`, pressing it on), and `u_t = −a_t s / g_n` brings its tangential drift back
+/// to zero there. Friction supplies it while it can (`|a_t| / g_n = tan θ ≤ μ` on a slope of
+/// angle θ: static friction's own condition). Nothing when gravity does not press the contact.
+pub(crate) fn drift_target(relative_gravity: &Vec3, separation: f64) -> Vec3 {
+    let pressing = -relative_gravity.z;
+    if pressing > 0.0 {
+        let back = -separation / pressing;
+        Vec3::new(
+            relative_gravity.x * back,
+            relative_gravity.y * back,
+            separation,
+        )
+    } else {
+        Vec3::new(0.0, 0.0, separation)
+    }
+}
+
+/// The microcollision that reverses the normal velocity and leaves the tangential velocity
+/// `slip` (`−u₀,t`: the thesis's reversal, `p = −2 K⁻¹ u₀`, zero work by Corollary 1), if its
+/// impulse lies in the friction cone and (`checked_work`) does no work; its normal part is then raised to the
+/// rebound speed when that impulse stays in the cone too.
 fn reversal(
     k_inverse: &Mat3,
     u0: &Vec3,
-    lambda: f64,
+    slip: [f64; 2],
+    checked_work: bool,
     mu: f64,
     micro: &Microcollisions,
 ) -> Option<Outcome> {
     let in_cone = |p: &Vec3| p.x.hypot(p.y) <= mu * p.z;
-    let reversed = Vec3::new(-lambda * u0.x, -lambda * u0.y, -u0.z);
+    let reversed = Vec3::new(slip[0], slip[1], -u0.z);
     let impulse = k_inverse * (reversed - u0);
-    if !in_cone(&impulse) || 0.5 * (reversed + u0).dot(&impulse) > 0.0 {
+    if !in_cone(&impulse) || (checked_work && 0.5 * (reversed + u0).dot(&impulse) > 0.0) {
         return None;
     }
     let lifted = Vec3::new(reversed.x, reversed.y, (-u0.z).max(micro.rebound_speed));
@@ -80,6 +117,50 @@ fn reversal(
         steps: 0,
         out_of_steps: false,
     })
+}
+
+/// The tangential velocity a microcollision leaves so that the contact's slip averages zero
+/// over the hop that follows, if the contact's pull in free flight is known and holds the
+/// pair together (the slip of the touching surfaces, not of the point midway between them).
+///
+/// Over a hop of `T = 2 u_n / a_n` (`u_n` the speed the contact leaves at, `a_n` the pull
+/// together), the pull `a_t` along the contact changes the slip by `a_t T`; leaving at
+/// `−a_t T / 2` it arrives at `+a_t T / 2`, which the thesis's reversal sends back to where it
+/// started. The reversal keeps any other slip too, flipping it at every hop for ever (a ball
+/// rolling on the floor kept ±3.7 cm/s of slip); this target drops it. Reckoned at the
+/// surfaces, it never asks for more kinetic energy than their reversal (`½ uᵀ K⁻¹ u` at most
+/// the reversed velocity's): on the segment from the reversal to the target, the farthest
+/// point that keeps to that. At the impulse's point, midway across the gap, a spinning body's
+/// slip differs from its surface's by `g = ω × δ` (δ up to ε/2): the impulse's work then
+/// differs from that bound by `½ (g₁ᵀ K⁻¹ g₁ − g₀ᵀ K⁻¹ g₀)`, hop after hop a telescoping sum
+/// bounded by the spin across half the envelope.
+fn settled_slip(k_inverse: &Mat3, u0: &Vec3, micro: &Microcollisions) -> Option<[f64; 2]> {
+    let Settling {
+        pull,
+        surface_velocity: surface,
+    } = micro.settling?;
+    let together = -pull.z;
+    if together <= 0.0 || !together.is_finite() {
+        return None;
+    }
+    // In the surfaces' slip: the thesis's reversal, and the target (a resting cluster's
+    // contacts leave with the same, `drift_target`).
+    let reversed = Vec3::new(-surface.x, -surface.y, -u0.z);
+    let drift = drift_target(&pull, (-u0.z).max(micro.rebound_speed));
+    let target = Vec3::new(drift.x, drift.y, -u0.z);
+    let toward = target - reversed;
+    let length = toward.dot(&(k_inverse * toward));
+    // |reversed + s toward|² ≤ |reversed|² (metric K⁻¹) for s ∈ [0, −2 reversed·toward / length]
+    // (the target itself where it is the reversal).
+    let share = if length > 0.0 {
+        (-2.0 * reversed.dot(&(k_inverse * toward)) / length).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    // Seen at the impulse's point, with the spin across the gap.
+    let slip = reversed + toward * share;
+    let slip = [slip.x + u0.x - surface.x, slip.y + u0.y - surface.y];
+    slip.iter().all(|s| s.is_finite()).then_some(slip)
 }
 
 /// The largest `λ ∈ [0, 1)` for which the impulse reversing the normal velocity and `λ` of the
@@ -149,7 +230,17 @@ pub fn respond(
         if let Some(k_inverse) = k.try_inverse() {
             let full = -2.0 * (k_inverse * u0);
             let reverses = (k * full + 2.0 * u0).norm() <= 1e-9 * u0.norm();
-            if reverses && let Some(outcome) = reversal(&k_inverse, u0, 1.0, mu, micro) {
+            // The reversal, leaving the slip that averages zero over the next hop where the
+            // pull is known (`settled_slip`), else the thesis's reversed slip.
+            if reverses
+                && let Some(slip) = settled_slip(&k_inverse, u0, micro)
+                && let Some(outcome) = reversal(&k_inverse, u0, slip, false, mu, micro)
+            {
+                return (outcome, ResponseKind::Reversal);
+            }
+            if reverses
+                && let Some(outcome) = reversal(&k_inverse, u0, [-u0.x, -u0.y], true, mu, micro)
+            {
                 return (outcome, ResponseKind::Reversal);
             }
             // Partial reversal: the normal velocity reversed, and as much of the tangential
@@ -158,7 +249,8 @@ pub fn respond(
             // back up a slope, twice the creep (docs/sources.md, "Partial reversal").
             if reverses
                 && let Some(lambda) = most_reversal(&k_inverse, u0, mu)
-                && let Some(outcome) = reversal(&k_inverse, u0, lambda, mu, micro)
+                && let Some(outcome) =
+                    reversal(&k_inverse, u0, [-lambda * u0.x, -lambda * u0.y], true, mu, micro)
             {
                 return (outcome, ResponseKind::PartialReversal);
             }
@@ -209,7 +301,63 @@ mod tests {
             epsilon: 0.001,
             max_restitution: 5.0,
             rebound_speed,
+            settling: None,
         }
+    }
+
+    /// `micro(rebound)` with a contact pulled by `pull`, its surfaces moving at `surface`.
+    fn settling(rebound: f64, pull: Vec3, surface: Vec3) -> Microcollisions {
+        Microcollisions {
+            settling: Some(Settling {
+                pull,
+                surface_velocity: surface,
+            }),
+            ..micro(rebound)
+        }
+    }
+
+    #[test]
+    fn settled_slip_undoes_the_hops_pull_and_drops_other_slip() {
+        // Ball on the ground, K = diag(3.5, 3.5, 1) (V4). Closed forms below follow from the
+        // hop: leaving at u_n against a pull a_n it is back after T = 2 u_n / a_n.
+        let k_inverse = Mat3::from_diagonal(&Vec3::new(1.0 / 3.5, 1.0 / 3.5, 1.0));
+        let g = 9.81;
+        let theta = 20f64.to_radians();
+        let slope = Vec3::new(g * theta.sin(), 0.0, -g * theta.cos());
+        // 1. Steady hopping on a slope: arriving at +a_t T/2 (u_n = 0.1), it leaves at −a_t T/2,
+        //    the thesis's reversal exactly.
+        let half = slope.x * 0.1 / (g * theta.cos());
+        let u0 = Vec3::new(half, 0.0, -0.1);
+        let slip = settled_slip(&k_inverse, &u0, &settling(0.0, slope, u0)).unwrap();
+        assert!((slip[0] + half).abs() < 1e-15 && slip[1] == 0.0, "{slip:?}");
+        // 2. On the level, a slipping ball leaves without slip, not with its slip reversed.
+        let level = Vec3::new(0.0, 0.0, -g);
+        let u0 = Vec3::new(0.03, -0.01, -0.1);
+        let slip = settled_slip(&k_inverse, &u0, &settling(0.0, level, u0)).unwrap();
+        assert_eq!(slip, [0.0, 0.0]);
+        // 3. ... taken at its surface: spin across the gap shows as 2 mm/s more slip at the
+        //    impulse's point, which it keeps.
+        let surface = u0 - Vec3::new(0.002, 0.0, 0.0);
+        let slip = settled_slip(&k_inverse, &u0, &settling(0.0, level, surface)).unwrap();
+        assert!((slip[0] - 0.002).abs() < 1e-15 && slip[1] == 0.0, "{slip:?}");
+        // 4. A pull that would ask for more than the reversal's energy gets no more: rebound
+        //    1 m/s (a hop ten times its approach's), the target −a_t T/2 = −tan 20° = −0.364
+        //    m/s. Arriving at −0.05 m/s (up the slope), the segment from the reversal (+0.05)
+        //    towards it keeps ½ uᵀ K⁻¹ u within the reversal's as far as −0.05: the slip is
+        //    kept, not reversed. Arriving at +0.05 (down), every step from the reversal
+        //    (−0.05) towards −0.364 costs energy: the reversal.
+        let energy = |u: &Vec3| 0.5 * u.dot(&(k_inverse * u));
+        for arriving in [-0.05, 0.05] {
+            let u0 = Vec3::new(arriving, 0.0, -0.1);
+            let slip = settled_slip(&k_inverse, &u0, &settling(1.0, slope, u0)).unwrap();
+            assert!((slip[0] + 0.05).abs() < 1e-12 && slip[1] == 0.0, "{arriving}: {slip:?}");
+            let left = Vec3::new(slip[0], slip[1], 0.1);
+            assert!(energy(&left) <= energy(&-u0) * (1.0 + 1e-12), "{arriving}: {slip:?}");
+        }
+        // 5. Nothing pressing the contact: the thesis's reversal (no settled slip).
+        let apart = Vec3::new(0.0, 0.0, g);
+        let u0 = Vec3::new(0.03, 0.0, -0.1);
+        assert!(settled_slip(&k_inverse, &u0, &settling(0.0, apart, u0)).is_none());
     }
 
     #[test]
@@ -293,6 +441,7 @@ mod tests {
             epsilon: 0.001,
             max_restitution: 5.0,
             rebound_speed: 0.0,
+            settling: None,
         };
         let (out, kind) = micro_response(&k, &u0, 0.5, &micro);
         assert_eq!(kind, ResponseKind::Reversal);
@@ -326,6 +475,7 @@ mod tests {
             epsilon: 0.001,
             max_restitution: 5.0,
             rebound_speed: 0.05,
+            settling: None,
         };
         let (out, kind) = micro_response(&k, &u0, 0.05, &micro);
         assert_eq!(kind, ResponseKind::Boosted);
@@ -341,12 +491,14 @@ mod tests {
         // A rebound below what Stronge's law leaves changes nothing.
         let slow = Microcollisions {
             rebound_speed: 0.01,
+            settling: None,
             ..micro
         };
         let run = |m: &Microcollisions| micro_response(&k, &u0, 0.05, m).0;
         let floor = run(&slow);
         let none = run(&Microcollisions {
             rebound_speed: 0.0,
+            settling: None,
             ..micro
         });
         assert_eq!(floor, none);

@@ -6,7 +6,8 @@ pub mod contact;
 pub mod integration;
 pub mod sticking;
 
-pub use contact::{Microcollisions, ResponseKind, body_collision_matrix, respond};
+pub use contact::{Microcollisions, ResponseKind, Settling, body_collision_matrix, respond};
+pub(crate) use contact::drift_target;
 pub use integration::RestitutionLaw;
 #[cfg(any(test, feature = "internals"))]
 pub use integration::{Options, Outcome, integrate, integrate_with};

@@ -17,10 +17,9 @@ use crate::collision::{Closest, Slack};
 use crate::contact::sticking_stop;
 use crate::contact::{
     ContactBody, ContactPoint, ContactProblem, ContactSolver, ProjectedGaussSeidel, WarmStart,
-    drift_target,
 };
 use crate::math::{Mat3, Point, Vec3, orthonormal_basis};
-use crate::response::ResponseKind;
+use crate::response::{ResponseKind, drift_target};
 
 /// What a cluster solve answers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -12,6 +12,7 @@ use super::groups::{Groups, HeldMotion, advance_group};
 use super::{Collider, MaterialTable, SimulationError, WorldSettings};
 use crate::collision::CollisionModel;
 use crate::collision::bounds::{Symmetry, body_motion_bound, body_swept_box, free_angular_speed};
+use crate::collision::model::Convex;
 use crate::collision::toi::MotionBound;
 use crate::contact::ContactBody;
 use crate::dynamics::{BodyId, BodyState, MotionType, RigidBody};
@@ -289,6 +290,37 @@ impl Colliders {
             }
             Collider::Link(..) => false,
         }
+    }
+
+    /// The acceleration of collider `c`'s centre in free flight, where the table knows it: a
+    /// free body's (gravity and applied force over mass; zero asleep), zero for a fixed body
+    /// or a kinematic one that stays where it starts; `None` for other kinematic bodies and for
+    /// links.
+    pub(super) fn flight_acceleration(&self, c: usize, world: &Participants<'_>) -> Option<Vec3> {
+        match self.kinds[c] {
+            Collider::Body(id) => {
+                let body = &world.bodies[id.0];
+                match body.motion() {
+                    MotionType::Kinematic(motion) if !motion.is_stationary() => None,
+                    _ => Some(body.acceleration()),
+                }
+            }
+            Collider::Link(..) => None,
+        }
+    }
+
+    /// Whether part `part` of collider `c` is curved where it touches (a sphere, capsule,
+    /// ellipsoid or cylinder), so that it can roll: a polyhedron pivots on its corners.
+    pub(super) fn curved(&self, c: usize, part: usize) -> bool {
+        matches!(
+            self.models[c].parts.get(part).map(|p| &p.convex),
+            Some(
+                Convex::Sphere { .. }
+                    | Convex::Capsule { .. }
+                    | Convex::Ellipsoid { .. }
+                    | Convex::Cylinder { .. }
+            )
+        )
     }
 
     /// Whether collider `c` is asleep.

@@ -11,7 +11,7 @@ use crate::collision::Closest;
 use crate::collision::broad::{FastMap, Pair};
 use crate::math::{Mat3, orthonormal_basis};
 use crate::response::cascade::{WedgeSeries, extrapolate};
-use crate::response::{Microcollisions, ResponseKind, respond};
+use crate::response::{Microcollisions, ResponseKind, Settling, respond};
 
 /// Who was hit at the current instant, for cascades.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -139,6 +139,24 @@ impl EventLoop {
                     settings.microcollision_max_restitution
                 },
                 rebound_speed: settings.rebound_speed(false, &contact.normal, contact.distance),
+                // A curved body rolls: its contact settles (see `settled_slip`). A polyhedron
+                // pivots on its corners, and the thesis's reversed slip is what stopped a
+                // faceted coin rolling on its rim (docs/sources.md, "Slip at rest").
+                settling: (settings.settles_slip()
+                    && (self.colliders.curved(a, contact.parts.0)
+                        || self.colliders.curved(b, contact.parts.1)))
+                .then(|| {
+                    let pull = self.colliders.flight_acceleration(a, world)?
+                        - self.colliders.flight_acceleration(b, world)?;
+                    let surface_velocity =
+                        self.colliders.point_velocity(a, &contact.point_a, world)
+                            - self.colliders.point_velocity(b, &contact.point_b, world);
+                    Some(Settling {
+                        pull: frame.transpose() * pull,
+                        surface_velocity: frame.transpose() * surface_velocity,
+                    })
+                })
+                .flatten(),
             }
         });
         let (outcome, kind) = respond(

@@ -199,6 +199,16 @@ impl WorldSettings {
         )
     }
 
+    /// Whether a microcollision leaves the slip that averages zero over the hop after it
+    /// rather than the thesis's reversed slip (`response::contact`, `settled_slip`): under
+    /// the contact models that answer contact by impulses, `impulse` and `switching`.
+    pub(crate) fn settles_slip(&self) -> bool {
+        matches!(
+            self.contact_model,
+            ContactModel::Impulse | ContactModel::Switching
+        )
+    }
+
     /// The microcollision threshold speed `√(2 g ε)` (Mirtich §3.5): a contact approaching
     /// slower is resting, answered by microcollisions.
     pub(crate) fn threshold_speed(&self) -> f64 {
