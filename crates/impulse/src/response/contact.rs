@@ -85,8 +85,8 @@ pub(crate) fn drift_target(relative_gravity: &Vec3, separation: f64) -> Vec3 {
 
 /// The microcollision that reverses the normal velocity and leaves the tangential velocity
 /// `slip` (`−u₀,t`: the thesis's reversal, `p = −2 K⁻¹ u₀`, zero work by Corollary 1), if its
-/// impulse lies in the friction cone and (`checked_work`) does no work; its normal part is then raised to the
-/// rebound speed when that impulse stays in the cone too.
+/// impulse lies in the friction cone and (`checked_work`) does no work; its normal part is
+/// then raised to the rebound speed when that impulse stays in the cone too.
 fn reversal(
     k_inverse: &Mat3,
     u0: &Vec3,
