@@ -652,7 +652,13 @@ impl EventLoop {
                     ..point.clone()
                 }),
         );
-        if hold.points.is_empty() {
+        // A body held in an overlap would stay in it: while a contact is deeper than
+        // `HELD_OVERLAP` envelopes, the microcollisions lift it out first (`rise_speed`).
+        if hold.points.is_empty()
+            || contacts
+                .iter()
+                .any(|(_, closest)| closest.distance < -HELD_OVERLAP * epsilon)
+        {
             return false;
         }
         let touching = hold.points.clone();
@@ -810,6 +816,10 @@ const HOLD_SPEED: f64 = 1e-2;
 /// The hold tests' stops end when no contact's velocity is farther than this share of the
 /// threshold speed from its target.
 const HOLD_TOLERANCE: f64 = 1e-4;
+/// The deepest overlap, in envelopes, at which a cluster's contacts may be held (see
+/// `EventLoop::may_hold`): a ball set 0.5 envelopes into the floor was held there, under the
+/// rise out of the overlap that microcollisions give (`WorldSettings::rise_speed`).
+const HELD_OVERLAP: f64 = 1e-2;
 /// How little the hold tests ask of friction (see `sticking_stop::solve`): with friction
 /// weighted as normal impulses, the least-norm share of a pyramid's load put half of it
 /// into friction.
