@@ -83,6 +83,7 @@ HEADER = f'''
 
 [world]
 name = "exploding text"
+contact_model = "impulse"  # the thesis's impulse paradigm alone (Table 7.1)
 gravity = [0, 0, 0]
 units = "cgs"                 # cm, g, s (no gravity to tell by)
 duration = 4.0

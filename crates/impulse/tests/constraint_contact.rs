@@ -12,7 +12,11 @@ use impulse::world::Consistency;
 fn under_constraint_model(relative: &str) -> World {
     let path = shipped(relative);
     let text = std::fs::read_to_string(&path).expect("shipped scene");
-    let text = text.replacen("[world]", "[world]\ncontact_model = \"constraint\"", 1);
+    let text = text.replacen(
+        "contact_model = \"impulse\"",
+        "contact_model = \"constraint\"",
+        1,
+    );
     match parse(&path, &text) {
         Ok(scene) => scene.world,
         Err(errors) => panic!("{errors:?}"),

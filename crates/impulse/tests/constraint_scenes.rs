@@ -203,8 +203,8 @@ fn the_block_drop_under_constraint_contact_runs_through_its_chattering_landing()
     // (ε/100 = 1e-4 cm), to 1e-6 cm.
     let mut world = shipped_with(
         "impulse/block_drop.toml",
-        "[world]",
-        "[world]\ncontact_model = \"constraint\"",
+        "contact_model = \"impulse\"",
+        "contact_model = \"constraint\"",
     );
     let start = world.energy();
     world.advance_to(2.0).expect("runs to the end");
@@ -324,8 +324,8 @@ fn the_part_feeders_caps_neither_sink_through_the_tray_nor_crawl_under_constrain
     //    the measured 35 737.
     let mut world = shipped_with(
         "impulse/part_feeder.toml",
-        "[world]",
-        "[world]\ncontact_model = \"constraint\"",
+        "contact_model = \"impulse\"",
+        "contact_model = \"constraint\"",
     );
     world.advance_to(0.4).expect("runs past the cap's landing");
     let deepest = world.max_penetration();

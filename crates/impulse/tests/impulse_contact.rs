@@ -6,11 +6,12 @@
 mod common;
 
 use common::worlds::{
-    G_CGS as G, body, cgs_world, cube, ground, kinetic_energy, momentum, tilted_ground,
+    G_CGS as G, body, cgs_world_under, cube, ground, kinetic_energy, momentum, tilted_ground,
 };
 use impulse::dynamics::{BodyDesc, MassSpec, Material};
 use impulse::geometry::Shape;
 use impulse::math::{Pose, Quat, Vec3};
+use impulse::world::ContactModel;
 use impulse::{BodyId, MicrocollisionClusters, Sleep, World, WorldSettings};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -22,7 +23,7 @@ fn world(epsilon: f64) -> World {
 /// A world without sleep whose resting contacts are answered one at a time (the thesis) or in
 /// clusters.
 fn world_with(epsilon: f64, clusters: MicrocollisionClusters) -> World {
-    cgs_world(epsilon, clusters, false)
+    cgs_world_under(ContactModel::Impulse, epsilon, clusters, false)
 }
 
 const BOTH: [MicrocollisionClusters; 2] = [
@@ -290,6 +291,7 @@ fn resting_ball(epsilon: f64, rebound: f64, gap: f64, seconds: f64) -> (u64, f64
         restitution: 0.5,
     };
     let mut world = World::new(WorldSettings {
+        contact_model: ContactModel::Impulse,
         gravity: Vec3::new(0.0, 0.0, -G),
         collision_epsilon: epsilon,
         microcollision_rebound: Some(rebound),
@@ -368,6 +370,7 @@ fn collisions_conserve_momentum_and_never_gain_energy() {
     let mut collisions = 0;
     for _ in 0..20 {
         let mut world = World::new(WorldSettings {
+            contact_model: ContactModel::Impulse,
             gravity: Vec3::zeros(),
             collision_epsilon: 1e-3,
             sleep: awake(),
@@ -512,6 +515,7 @@ fn motion_too_fast_to_resolve_stops_the_run_naming_the_pair() {
 fn an_elastic_cradle_passes_the_whole_impulse_to_the_far_ball() {
     let (radius, v0, gap) = (1.27, 100.0, 0.005);
     let mut world = World::new(WorldSettings {
+        contact_model: ContactModel::Impulse,
         gravity: Vec3::zeros(),
         collision_epsilon: 0.01,
         ..WorldSettings::default()

@@ -8,10 +8,11 @@
 
 mod common;
 
-use common::worlds::{self, G_CGS as G, body, cgs_world, ground};
+use common::worlds::{self, G_CGS as G, body, cgs_world_under, ground};
 use impulse::dynamics::{MassSpec, PrescribedMotion};
 use impulse::geometry::Shape;
 use impulse::math::{Pose, Quat, Vec3};
+use impulse::world::ContactModel;
 use impulse::{
     BodyDesc, BodyId, Material, MicrocollisionClusters, MotionType, World, WorldSettings,
 };
@@ -22,9 +23,11 @@ fn world(sleep: bool) -> World {
     world_in(sleep, WorldSettings::default().microcollision_clusters)
 }
 
-/// A world whose resting contacts are answered one at a time or in clusters.
+/// A world whose resting contacts are answered one at a time or in clusters, under the impulse
+/// model: sleep is what ends its resting contact (under paradigm switching, the default, a
+/// resting cluster is held first; `tests/switching.rs`).
 fn world_in(sleep: bool, clusters: MicrocollisionClusters) -> World {
-    cgs_world(EPSILON, clusters, sleep)
+    cgs_world_under(ContactModel::Impulse, EPSILON, clusters, sleep)
 }
 
 fn threshold_speed() -> f64 {
@@ -377,6 +380,7 @@ fn a_link_striking_a_sleeper_wakes_it() {
         format!(
             r#"
 [world]
+contact_model = "impulse"
 gravity = [0, 0, -9.81]
 collision_epsilon = 1e-4
 sleep = {sleep}

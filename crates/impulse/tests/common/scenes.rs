@@ -19,11 +19,7 @@ pub fn shipped(relative: &str) -> PathBuf {
 pub fn part_sorter_with_one_part(model: &str, name: &str) -> World {
     let path = shipped("hybrid/part_sorter.toml");
     let text = std::fs::read_to_string(&path).expect("the shipped scene");
-    let text = text.replacen(
-        "[world]\n",
-        &format!("[world]\ncontact_model = \"{model}\"\n"),
-        1,
-    );
+    let text = with_contact_model(&text, model);
     let first_part = text.find("[[bodies]]\nname = \"part").expect("parts");
     let (machine, parts) = text.split_at(first_part);
     let table = |name: &str| {
@@ -74,14 +70,23 @@ pub fn part_sorter_landing(model: &str, name: &str) -> (f64, f64) {
 pub fn shipped_under(relative: &str, model: &str) -> World {
     let path = shipped(relative);
     let text = std::fs::read_to_string(&path).expect("the shipped scene");
-    let text = text.replacen(
-        "[world]\n",
-        &format!("[world]\ncontact_model = \"{model}\"\n"),
-        1,
-    );
+    let text = with_contact_model(&text, model);
     match parse(&path, &text) {
         Ok(scene) => scene.world,
         Err(errors) => panic!("{errors:?}"),
+    }
+}
+
+/// Scene `text` with `world.contact_model` set to `model`: a `contact_model` line the scene
+/// has (the Table 7.1 scenes name `"impulse"`) is replaced, else one is added under `[world]`.
+pub fn with_contact_model(text: &str, model: &str) -> String {
+    let setting = format!("contact_model = \"{model}\"");
+    match text
+        .lines()
+        .find(|line| line.starts_with("contact_model ="))
+    {
+        Some(line) => text.replacen(line, &setting, 1),
+        None => text.replacen("[world]\n", &format!("[world]\n{setting}\n"), 1),
     }
 }
 

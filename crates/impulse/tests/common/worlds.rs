@@ -4,6 +4,7 @@
 use impulse::dynamics::{BodyDesc, BodyId, MassSpec, Material, MotionType};
 use impulse::geometry::Shape;
 use impulse::math::{Pose, Quat, Vec3};
+use impulse::world::ContactModel;
 use impulse::{MicrocollisionClusters, Sleep, World, WorldSettings};
 
 /// Gravitational acceleration in cm/s².
@@ -12,7 +13,23 @@ pub const G_CGS: f64 = 981.0;
 /// A world in centimetres, grams and seconds (gravity 981 cm/s² down z) with this collision
 /// envelope, resting contacts answered one at a time or in clusters, and sleep on or off.
 pub fn cgs_world(collision_epsilon: f64, clusters: MicrocollisionClusters, sleep: bool) -> World {
+    cgs_world_under(
+        WorldSettings::default().contact_model,
+        collision_epsilon,
+        clusters,
+        sleep,
+    )
+}
+
+/// [`cgs_world`] under contact model `model`.
+pub fn cgs_world_under(
+    model: ContactModel,
+    collision_epsilon: f64,
+    clusters: MicrocollisionClusters,
+    sleep: bool,
+) -> World {
     World::new(WorldSettings {
+        contact_model: model,
         gravity: Vec3::new(0.0, 0.0, -G_CGS),
         collision_epsilon,
         microcollision_clusters: clusters,
