@@ -2,7 +2,8 @@
 //! cluster that its microcollisions have brought to rest, and whose contacts can carry its
 //! weight, is held still by contact forces until an impulse hands it back
 //! (`world::clusters`, "Holding a cluster at rest"). Each test states where its expected value
-//! comes from; sleep is off throughout, so nothing here is held by the sleep heuristic.
+//! comes from; sleep is off throughout (but in the test of the defaults), so nothing here is
+//! held by the sleep heuristic.
 
 use std::path::Path;
 
@@ -101,6 +102,39 @@ fn a_stack_of_ten_cubes_stands_still_for_10_s() {
     let counters = world.counters();
     assert!(counters.holds >= 1, "{counters:?}");
     assert_eq!(counters.sleeps, 0, "held by contact forces, not by sleep");
+}
+
+#[test]
+fn the_default_contact_model_is_switching_and_holds_the_stack_of_ten() {
+    // Issue 40: paradigm switching is the default. Peer scene h written with no
+    // `contact_model` and every other key at its default (sleep on): the stack is held by
+    // contact forces (`holds`), not left to impulses, whose top rose 14.6 mm and moved 20 mm
+    // (docs/sources.md, "Piles against rapier"). Top moving less than 1e-5 m over 10 s.
+    let mut text = String::from(
+        "[world]\nname = \"stack\"\nduration = 10.0\n\n[materials.wood]\nfriction = 0.5\n\
+         restitution = 0.0\n\n[[bodies]]\nname = \"ground\"\nmotion = \"fixed\"\n\
+         material = \"wood\"\nshape = { type = \"halfspace\" }\n",
+    );
+    for k in 0..10 {
+        text.push_str(&cube(
+            &format!("c{k}"),
+            [0.0, 0.0, 0.05 + 0.1 * k as f64],
+            "",
+        ));
+    }
+    let mut world = match impulse::scene::parse(Path::new("stack.toml"), &text) {
+        Ok(parsed) => parsed.world,
+        Err(e) => panic!("the stack: {e}"),
+    };
+    assert_eq!(
+        world.settings().contact_model,
+        impulse::world::ContactModel::Switching
+    );
+    let start = position(&world, "c9");
+    advance(&mut world, 10.0);
+    let moved = distance(position(&world, "c9"), start);
+    assert!(moved < 1e-5, "the top moved {moved} m");
+    assert!(world.counters().holds >= 1, "{:?}", world.counters());
 }
 
 #[test]

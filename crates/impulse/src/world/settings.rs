@@ -15,7 +15,6 @@ use crate::response::RestitutionLaw;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ContactModel {
     /// Mirtich's impulse-based contact: every contact is a train of collisions (ch. 3).
-    #[default]
     Impulse,
     /// Baraff's constraint-based contact: collisions by simultaneous impulses, contacts that
     /// persist held by contact forces from an LCP at every derivative evaluation (ch. 8–14).
@@ -29,7 +28,10 @@ pub enum ContactModel {
     /// have brought it to rest, and whose contacts can carry its weight (static Coulomb
     /// friction), is handed to contact forces: it is held still, as the force LCP's solution
     /// of zero acceleration says it stays, until an impulse on any of its bodies hands it
-    /// back. See `world::clusters`, "Holding a cluster at rest".
+    /// back. See `world::clusters`, "Holding a cluster at rest". The default: it answers
+    /// everything the impulse model does as that model does, and a pile or stack that has
+    /// come to rest stands where it came to rest.
+    #[default]
     Switching,
 }
 
@@ -115,7 +117,7 @@ impl Default for WorldSettings {
         Self {
             gravity: Vec3::new(0.0, 0.0, -9.81),
             collision_epsilon: 1e-3,
-            contact_model: ContactModel::Impulse,
+            contact_model: ContactModel::default(),
             integrator: Tolerance::default(),
             default_material: Material::default(),
             restitution_law: RestitutionLaw::Stronge,
