@@ -15,17 +15,21 @@ const PIT_HALF: f64 = 0.5;
 /// odd and even layers shifted by ±(0.02, 0.01) m), density 1000, friction 0.5, restitution 0,
 /// every other key at its default.
 fn ball_pit(n: usize) -> World {
-    jittered_ball_pit(n, None)
+    jittered_ball_pit(n, None, None)
 }
 
 /// [`ball_pit`] with each ball's x and y moved by up to `jitter.1` (m) either way, uniformly at
-/// random from the PCG seed `jitter.0`.
-fn jittered_ball_pit(n: usize, jitter: Option<(u64, f64)>) -> World {
+/// random from the PCG seed `jitter.0`, under contact model `model` (the default if none).
+fn jittered_ball_pit(n: usize, jitter: Option<(u64, f64)>, model: Option<&str>) -> World {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_pcg::Pcg64::seed_from_u64(jitter.map_or(0, |j| j.0));
     let size = jitter.map_or(0.0, |j| j.1);
-    let mut text = String::from(
-        "[world]\nname = \"pit\"\nduration = 5.0\n\n[materials.pile]\nfriction = 0.5\n\
+    let mut text = String::from("[world]\nname = \"pit\"\n");
+    if let Some(model) = model {
+        text.push_str(&format!("contact_model = \"{model}\"\n"));
+    }
+    text.push_str(
+        "duration = 5.0\n\n[materials.pile]\nfriction = 0.5\n\
          restitution = 0.0\n\n[[bodies]]\nname = \"ground\"\nmotion = \"fixed\"\n\
          material = \"pile\"\nshape = { type = \"halfspace\" }\n",
     );
@@ -79,6 +83,36 @@ fn energy(world: &World) -> f64 {
         .sum()
 }
 
+/// Advances the pit to `until` in steps of 0.01 s, panicking with the time if it stops, and
+/// returns the highest energy seen at those steps.
+fn run_pit(world: &mut World, until: f64) -> f64 {
+    let mut highest = energy(world);
+    let steps = (until / 0.01).round() as usize;
+    for k in 1..=steps {
+        if let Err(e) = world.advance_to(0.01 * k as f64) {
+            panic!("the pit stopped at t = {}: {e}", world.time());
+        }
+        highest = highest.max(energy(world));
+    }
+    highest
+}
+
+/// Every ball still in the pit and above the ground, and no overlap deeper than the collision
+/// envelope (1e-3 m, the engine's default; deeper stops a run).
+fn assert_every_ball_inside(world: &World) {
+    let epsilon = world.settings().collision_epsilon;
+    for body in world.bodies().iter().filter(|b| b.is_dynamic()) {
+        let p = body.state().position;
+        assert!(
+            p.x.abs() < PIT_HALF && p.y.abs() < PIT_HALF && p.z > RADIUS - epsilon,
+            "{} left the pit: {p:?}",
+            body.name()
+        );
+    }
+    let deepest = world.max_penetration();
+    assert!(deepest <= epsilon, "deepest overlap {deepest} m");
+}
+
 #[test]
 fn a_ball_pit_runs_on_where_a_same_instant_cascade_stopped_it() {
     // Before impacts were solved together, this pit of 200 balls stopped at t = 0.2195 s
@@ -87,13 +121,7 @@ fn a_ball_pit_runs_on_where_a_same_instant_cascade_stopped_it() {
     // one-at-a-time responses at one instant.
     let mut world = ball_pit(200);
     let start = energy(&world);
-    let mut highest = start;
-    for k in 1..=100 {
-        if let Err(e) = world.advance_to(0.01 * k as f64) {
-            panic!("the pit stopped at t = {}: {e}", world.time());
-        }
-        highest = highest.max(energy(&world));
-    }
+    let highest = run_pit(&mut world, 1.0);
     let counters = world.counters();
     assert!(
         counters.impact_solves > 0,
@@ -110,19 +138,7 @@ fn a_ball_pit_runs_on_where_a_same_instant_cascade_stopped_it() {
         energy(&world) < start - 1.0,
         "the pile fell and lost energy"
     );
-    // Every ball still in the pit and above the ground, and no overlap deeper than the
-    // collision envelope (1e-3 m, the engine's default; deeper stops a run).
-    let epsilon = world.settings().collision_epsilon;
-    for body in world.bodies().iter().filter(|b| b.is_dynamic()) {
-        let p = body.state().position;
-        assert!(
-            p.x.abs() < PIT_HALF && p.y.abs() < PIT_HALF && p.z > RADIUS - epsilon,
-            "{} left the pit: {p:?}",
-            body.name()
-        );
-    }
-    let deepest = world.max_penetration();
-    assert!(deepest <= epsilon, "deepest overlap {deepest} m");
+    assert_every_ball_inside(&world);
 }
 
 #[test]
@@ -133,26 +149,13 @@ fn an_impact_reaching_sleeping_balls_wakes_them_instead_of_going_on_one_contact_
     // stopped the run: "collisions between `b24` and `b105` keep setting off others at
     // t = 0.9752 ... without end". (4 of 6 such jittered pits stopped between 1.2 and 1.9 s;
     // the unjittered one ran its 5 s.) Now the impact wakes the sleepers and takes them in.
-    let mut world = jittered_ball_pit(500, Some((2, 1e-6)));
+    // Under the impulse model by name: under switching (now the default) impacts already took
+    // sleepers in.
+    let mut world = jittered_ball_pit(500, Some((2, 1e-6)), Some("impulse"));
     let start = energy(&world);
-    let mut highest = start;
-    for k in 1..=110 {
-        if let Err(e) = world.advance_to(0.01 * k as f64) {
-            panic!("the pit stopped at t = {}: {e}", world.time());
-        }
-        highest = highest.max(energy(&world));
-    }
+    let highest = run_pit(&mut world, 1.1);
     assert!(world.counters().impact_solves > 0);
     // Restitution 0: the energy never rises above its start (as in the test above).
     assert!(highest <= start, "energy rose: {highest} J > {start} J");
-    let epsilon = world.settings().collision_epsilon;
-    for body in world.bodies().iter().filter(|b| b.is_dynamic()) {
-        let p = body.state().position;
-        assert!(
-            p.x.abs() < PIT_HALF && p.y.abs() < PIT_HALF && p.z > RADIUS - epsilon,
-            "{} left the pit: {p:?}",
-            body.name()
-        );
-    }
-    assert!(world.max_penetration() <= epsilon);
+    assert_every_ball_inside(&world);
 }
