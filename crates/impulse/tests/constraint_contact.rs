@@ -3,25 +3,10 @@
 
 mod common;
 
-use common::scenes::{load, parse, shipped};
+use common::scenes::{load, parse, shipped, shipped_under};
 use impulse::World;
 use impulse::math::Vec3;
 use impulse::world::Consistency;
-
-/// The shipped scene `relative` with `contact_model = "constraint"` in its `[world]`.
-fn under_constraint_model(relative: &str) -> World {
-    let path = shipped(relative);
-    let text = std::fs::read_to_string(&path).expect("shipped scene");
-    let text = text.replacen(
-        "contact_model = \"impulse\"",
-        "contact_model = \"constraint\"",
-        1,
-    );
-    match parse(&path, &text) {
-        Ok(scene) => scene.world,
-        Err(errors) => panic!("{errors:?}"),
-    }
-}
 
 #[test]
 fn block_on_ramp_under_the_constraint_model_stops_where_theory_says() {
@@ -30,7 +15,7 @@ fn block_on_ramp_under_the_constraint_model_stops_where_theory_says() {
     // t = 548 / 274.14 = 1.99898 s after 548² / (2 · 274.14) = 547.72 cm; the issue asks for the
     // stop time within 0.5 %. Static friction then holds it: under contact forces it must not
     // creep (1e-4 cm over the 3 s left; the contacts' compliance allows about 1e-7 cm).
-    let mut world = under_constraint_model("impulse/block_on_ramp.toml");
+    let mut world = shipped_under("impulse/block_on_ramp.toml", "constraint");
     let id = world.body_id("block").expect("block");
     let down = impulse::math::Vec3::new(30f64.to_radians().cos(), 0.0, -30f64.to_radians().sin());
     let start = world.body(id).state().position;

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::scenes::{load, parse, shipped};
+use common::scenes::{load, parse, shipped, shipped_under};
 use impulse::World;
 use impulse::math::Vec3;
 use impulse::world::Consistency;
@@ -201,11 +201,7 @@ fn the_block_drop_under_constraint_contact_runs_through_its_chattering_landing()
     // it runs 2 s and comes to rest: kinetic energy below 1e-12 of the energy lost, no energy
     // gained, and the lower block flat on the table at its half height 2.5 cm plus the held gap
     // (ε/100 = 1e-4 cm), to 1e-6 cm.
-    let mut world = shipped_with(
-        "impulse/block_drop.toml",
-        "contact_model = \"impulse\"",
-        "contact_model = \"constraint\"",
-    );
+    let mut world = shipped_under("impulse/block_drop.toml", "constraint");
     let start = world.energy();
     world.advance_to(2.0).expect("runs to the end");
     let end = world.energy();
@@ -322,11 +318,7 @@ fn the_part_feeders_caps_neither_sink_through_the_tray_nor_crawl_under_constrain
     //    below that the renewed direction's first stage is evaluated again (docs/sources.md,
     //    "A slip that turns"). Budget: 70 000 group steps from 0.4 s to 0.65 s, about twice
     //    the measured 35 737.
-    let mut world = shipped_with(
-        "impulse/part_feeder.toml",
-        "contact_model = \"impulse\"",
-        "contact_model = \"constraint\"",
-    );
+    let mut world = shipped_under("impulse/part_feeder.toml", "constraint");
     world.advance_to(0.4).expect("runs past the cap's landing");
     let deepest = world.max_penetration();
     assert!(deepest < 0.2 * 0.01, "overlap {deepest} cm");

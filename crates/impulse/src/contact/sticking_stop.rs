@@ -192,4 +192,38 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn the_motion_a_stop_leaves_does_not_depend_on_the_friction_weight() {
+        // A cube on the ground at two corners only (free to roll about the line through them)
+        // with a cube on it at four (redundant): the stop leaves a rolling motion. Every
+        // impulse set that keeps the contacts at their targets differs from another by a null
+        // vector of K = J M⁻¹ Jᵀ, on which Jᵀ P = 0 (Pᵀ K P = |M^-½ Jᵀ P|²), so the bodies'
+        // velocities are the same whatever the weight; the hold tests rely on it
+        // (`world::clusters`, the witness).
+        let moving = [Vec3::new(0.3, -0.2, -1.0), Vec3::new(-0.1, 0.4, -0.5)];
+        let run = |weight: f64| {
+            let (mut bodies, mut points) = stack(2, Vec3::zeros());
+            points.drain(2..4); // the ground holds cube 1 at (−½, −½) and (½, −½) only
+            for (body, v) in bodies[1..].iter_mut().zip(moving) {
+                body.velocity = v;
+                body.angular_velocity = Vec3::new(0.7, -0.3, 0.2);
+            }
+            let solution = solve(&mut bodies, &points, weight, 1e-13, 1000);
+            assert!(solution.converged, "weight {weight}: {} passes", solution.sweeps);
+            bodies
+        };
+        let (one, small) = (run(1.0), run(0.01));
+        // Something moves: the roll about the line y = −½ of the ground contacts.
+        assert!(one[1].angular_velocity.x.abs() > 1e-3, "{}", one[1].angular_velocity);
+        for (a, b) in one.iter().zip(&small) {
+            assert!((a.velocity - b.velocity).norm() < 1e-9, "{} {}", a.velocity, b.velocity);
+            assert!(
+                (a.angular_velocity - b.angular_velocity).norm() < 1e-9,
+                "{} {}",
+                a.angular_velocity,
+                b.angular_velocity
+            );
+        }
+    }
 }
