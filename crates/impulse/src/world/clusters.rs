@@ -9,6 +9,7 @@
 
 use super::colliders::Participants;
 use super::event_loop::EventLoop;
+use super::respond::free_floor;
 use super::schedule::ALLOWANCE_DISTANCE;
 use super::{CollisionEvent, ContactModel, MicrocollisionClusters, SimulationError, WorldSettings};
 use crate::collision::broad::{FastMap, FastSet, Pair};
@@ -148,19 +149,33 @@ impl EventLoop {
                     ClusterKind::Impact => MAX_IMPACT_SWEEPS,
                 },
             };
-            // Only an impact's sweeps are judged by their energy (below).
-            let before =
-                (kind == ClusterKind::Impact).then(|| kinetic_energy(&scratch.problem.bodies));
+            // An impact's sweeps are judged by their energy (below), and a resting cluster's
+            // rebounds are paid from a closed world's budget.
+            let before = (kind == ClusterKind::Impact || world.energy_ceiling.is_some())
+                .then(|| kinetic_energy(&scratch.problem.bodies));
             let solution = solver.solve(&mut scratch.problem, CLUSTER_TOLERANCE * threshold_speed);
             self.counters.cluster_sweeps += u64::from(solution.sweeps);
+            let after = before.map(|_| kinetic_energy(&scratch.problem.bodies));
             // A solve that does not settle (sweeps that cycle, as Gauss–Seidel with friction
             // can) is not applied: the thesis's responses take the contacts one at a time.
             // An impact's sweeps that do not settle (a few contacts of a jammed pile trading a
             // millimetre a second in a cycle) are applied where they took kinetic energy out:
             // what approaches afterwards does so at the residual, answered as resting contact.
             let settled = solution.converged
-                || before.is_some_and(|before| kinetic_energy(&scratch.problem.bodies) <= before);
-            if settled {
+                || (kind == ClusterKind::Impact
+                    && before
+                        .zip(after)
+                        .is_some_and(|(before, after)| after <= before));
+            // Nor is a resting cluster's solve whose rebounds would lift a closed world above
+            // its starting energy: the single responses answer without the floor where the
+            // budget cannot pay for it (`ReboundBudget`). A cluster whose contacts have all
+            // come down to the surface (`free_floor`) is given its rebounds.
+            let paid = kind == ClusterKind::Impact
+                || !scratch.paid
+                || before.zip(after).is_none_or(|(before, after)| {
+                    self.responses.rebound_budget.grant(after - before, world)
+                });
+            if settled && paid {
                 self.apply_cluster(p, t, kind, &solution.impulses, &mut scratch, world)?;
                 answered = true;
             } else {
@@ -272,6 +287,7 @@ impl EventLoop {
             contacts,
             problem,
             sources,
+            paid,
             ..
         } = scratch;
         problem.bodies.extend(
@@ -343,6 +359,7 @@ impl EventLoop {
                     // envelope (issue 41, item 3).
                     approach.max(0.0)
                 } else if touching {
+                    *paid |= !free_floor(closest.distance, epsilon);
                     rebound.max(material.restitution * approach.max(0.0))
                 } else if hop > 0.0 {
                     -(closest.distance - 0.5 * settings.collision_epsilon) / (SETTLING_HOPS * hop)
@@ -823,6 +840,9 @@ pub(super) struct ClusterScratch {
     /// Per collider, its place in `members` (`NOT_A_MEMBER` if none): the members of a pile's
     /// cluster are many, and searching the list for each contact cost 5 % of a pit's time.
     slot: Vec<usize>,
+    /// Whether a touching contact is above the surface (see `free_floor`): the cluster's
+    /// rebounds are then paid from the rebound budget.
+    paid: bool,
 }
 
 /// The `slot` of a collider that is not a member of the cluster.
@@ -858,6 +878,7 @@ impl ClusterScratch {
         self.problem.clear();
         self.hold.clear();
         self.sources.clear();
+        self.paid = false;
         for taken in &mut self.taken {
             taken.clear();
         }

@@ -33,6 +33,9 @@ pub(crate) struct Participants<'a> {
     pub groups: &'a mut Groups,
     /// Set from outside to stop the run between events (`World::set_interrupt`).
     pub interrupt: Option<&'static std::sync::atomic::AtomicBool>,
+    /// In a closed world, its energy at the (re)start, which microcollisions may not lift it
+    /// above (see [`super::energy::ReboundBudget`]); `None` in a driven world.
+    pub energy_ceiling: Option<f64>,
 }
 
 impl Participants<'_> {

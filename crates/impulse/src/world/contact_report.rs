@@ -119,6 +119,7 @@ impl World {
             materials: &table,
             groups: &mut self.groups,
             interrupt: self.interrupt,
+            energy_ceiling: None,
         };
         let problem = self.collisions.contact_problem(&world);
         let sliding_speed = EventLoop::holding(&world).sliding_speed;

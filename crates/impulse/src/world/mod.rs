@@ -426,6 +426,7 @@ impl World {
             self.energy_allowance = self.energy_allowance();
             self.energy_rebase = false;
         }
+        let energy_ceiling = self.is_closed().then_some(self.energy_start);
         let table = MaterialTable::new(
             &self.bodies,
             &self.multibodies,
@@ -440,6 +441,7 @@ impl World {
             materials: &table,
             groups: &mut self.groups,
             interrupt: self.interrupt,
+            energy_ceiling,
         };
         if !self.collisions.started() {
             self.collisions.start(self.time, &mut world)?;
