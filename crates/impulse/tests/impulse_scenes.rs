@@ -598,3 +598,27 @@ fn rolled_coins_keep_rolling_until_they_meet() {
         );
     }
 }
+
+/// Regression (found by `impulse soak`, 29 Nov 2026): the pool break stopped at t = 24.61 s,
+/// "`cushions` and `ball 2` interpenetrate by 1.0001e-2" (ε_c = 0.01 cm). Ball 2 lay against
+/// the left cushion, spinning at 10.8 rad/s about the vertical and rolling into the cushion at
+/// 0.020 cm/s. Every 4.5 ms its hop on the bed was answered by a cluster solve that took the
+/// cushion contact in, and the solve left a contact alone whose normal velocity was within its
+/// tolerance (0.044 cm/s) of its target (0.019 cm/s, restitution times the approach; no
+/// rebound sideways), so the ball kept approaching, and the cushion pair's own checks at those
+/// instants counted what was left as the solve's residual. Now an approaching contact is
+/// always brought to its target (`contact::gauss_seidel::contact_impulse`).
+#[test]
+fn the_pool_break_runs_past_a_ball_creeping_into_a_cushion() {
+    let mut world = scenes::load(&shipped("impulse/pool_break.toml")).world;
+    let epsilon = world.settings().collision_epsilon;
+    if let Err(e) = world.advance_to(30.0) {
+        panic!("stopped at t = {}: {e}", world.time());
+    }
+    // Deeper than half the envelope would be a contact let approach again.
+    assert!(
+        world.max_penetration() < 0.5 * epsilon,
+        "deepest {}",
+        world.max_penetration()
+    );
+}
