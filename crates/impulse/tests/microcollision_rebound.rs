@@ -19,14 +19,21 @@ use impulse::{BodyDesc, BodyId, MicrocollisionClusters, MotionType, Sleep, World
 /// A 0.1 m cube of 0.5 kg placed exactly on a fixed 2 × 2 × 0.1 m table (g = 9.81, ε_c = 1e-3
 /// m, sleep off so the microcollisions go on), with the given rebound and cluster mode.
 fn box_on_table(rebound: f64, clusters: MicrocollisionClusters) -> (World, BodyId) {
-    let mut world = World::new(WorldSettings {
+    box_on_table_under(WorldSettings {
         microcollision_rebound: Some(rebound),
         microcollision_clusters: clusters,
+        ..WorldSettings::default()
+    })
+}
+
+/// The cube on the table of [`box_on_table`] under `settings`, with sleep off.
+fn box_on_table_under(settings: WorldSettings) -> (World, BodyId) {
+    let mut world = World::new(WorldSettings {
         sleep: Sleep {
             enabled: false,
             ..Sleep::default()
         },
-        ..WorldSettings::default()
+        ..settings
     });
     let mut table = BodyDesc::new(
         "table",
@@ -233,31 +240,10 @@ fn table_7_1_bodies_set_down_inside_the_envelope_never_lift_the_world_above_its_
 /// by the hop from the free band, `m g (1/16 + ½²) ε` (see `free_floor` in `world/respond.rs`).
 #[test]
 fn a_box_set_down_on_the_table_keeps_hopping_within_the_floor_band() {
-    let mut world = World::new(WorldSettings {
-        sleep: Sleep {
-            enabled: false,
-            ..Sleep::default()
-        },
+    let (mut world, id) = box_on_table_under(WorldSettings {
         contact_model: impulse::world::ContactModel::Impulse,
         ..WorldSettings::default()
     });
-    let mut table = BodyDesc::new(
-        "table",
-        Shape::Box {
-            half_extents: Vec3::new(1.0, 1.0, 0.05),
-        },
-    );
-    table.motion = MotionType::Fixed;
-    table.pose = Pose::translation(0.0, 0.0, 0.5);
-    world.add_body(table).unwrap();
-    let mut block = BodyDesc::new(
-        "box",
-        Shape::Box {
-            half_extents: Vec3::new(0.05, 0.05, 0.05),
-        },
-    );
-    block.pose = Pose::translation(0.0, 0.0, 0.6);
-    let id = world.add_body(block).unwrap();
     world.advance_to(0.0).unwrap();
     let start = world.energy().total();
     let (epsilon, g, mass) = (1e-3, 9.81, world.body(id).mass());
