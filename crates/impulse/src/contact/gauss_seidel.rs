@@ -193,6 +193,10 @@ impl Row {
     }
 }
 
+/// The approach, as a share of the solve's tolerance, below which a contact within the
+/// tolerance of its target is left alone as rounding (see [`contact_impulse`]).
+const ROUNDING_APPROACH: f64 = 1e-6;
+
 /// One contact's impulse, the others' held: `w` is its velocity without an impulse of its
 /// own and `target` the velocity it is to leave with (collision frame). A contact within
 /// `tolerance` of its normal target needs none (two balls resting side by side, approaching by
@@ -215,10 +219,6 @@ impl Row {
 /// two directions are blended. Where friction along `d` would take away most of what the normal
 /// impulse raises (`(K (μ d, 1))_z` below half of `K_zz`, near Painlevé's paradox) the rise is
 /// taken as half of `K_zz`: the target is not quite met, and the next sweep goes on.
-/// The approach, as a share of the solve's tolerance, below which a contact within the
-/// tolerance of its target is left alone as rounding (see [`contact_impulse`]).
-const ROUNDING_APPROACH: f64 = 1e-6;
-
 pub(crate) fn contact_impulse(
     k: &Mat3,
     k_inverse: &Mat3,

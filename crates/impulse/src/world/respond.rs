@@ -179,9 +179,10 @@ impl EventLoop {
         let (mut outcome, mut kind) = answer(micro.as_ref());
         // The rebound floor and the boosted restitution add energy, which a closed world's
         // contacts must have taken out first (`ReboundBudget`); where they have not, the
-        // microcollision is the thesis's reversal without the floor, or a collision at a
-        // restitution of at most 1, which add none. Not where the contact has fallen to the
-        // surface (`paid_floor`): a body set down at rest on its support must hop.
+        // microcollision is the reversal without the floor, or a collision at a restitution of
+        // at most 1 (but for the settled slip's work, see `settled_slip`). Not where the
+        // contact has come down to the surface (`free_floor`): a body set down at rest on its
+        // support must hop.
         let floored = matches!(
             kind,
             ResponseKind::Reversal | ResponseKind::PartialReversal | ResponseKind::Boosted
