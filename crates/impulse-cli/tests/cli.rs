@@ -533,7 +533,7 @@ fn the_run_summary_is_short_with_units_and_names_every_file() {
         "116 collisions",
         " erg → ",
         "(dissipated: collisions, friction, dampers)",
-        "summary.json, trajectory.csv (701 frames), shapes.json, events.csv (6046 events)",
+        "summary.json, trajectory.csv (701 frames), shapes.json, events.csv (6065 events)",
     ] {
         assert!(stdout.contains(expected), "no `{expected}` in:\n{stdout}");
     }

@@ -130,10 +130,12 @@ fn reversal(
 /// rolling on the floor kept ±3.7 cm/s of slip); this target drops it. Reckoned at the
 /// surfaces, it never asks for more kinetic energy than their reversal (`½ uᵀ K⁻¹ u` at most
 /// the reversed velocity's): on the segment from the reversal to the target, the farthest
-/// point that keeps to that. At the impulse's point, midway across the gap, a spinning body's
-/// slip differs from its surface's by `g = ω × δ` (δ up to ε/2): the impulse's work then
-/// differs from that bound by `½ (g₁ᵀ K⁻¹ g₁ − g₀ᵀ K⁻¹ g₀)`, hop after hop a telescoping sum
-/// bounded by the spin across half the envelope.
+/// point that keeps to that. The bound is on the impulse's work where the impulse acts at the
+/// touching surfaces, as it does for a body rolling on a support that impulses do not move
+/// (`EventLoop::collide`). Between two free bodies it acts midway across the gap, where a
+/// spinning body's slip differs from its surface's by `ω × δ` (δ up to ε/2); each hop's
+/// friction impulse `p_t` then does work `p_t · ω × δ` more, which grows with the spin that
+/// the hops themselves build up.
 fn settled_slip(k_inverse: &Mat3, u0: &Vec3, micro: &Microcollisions) -> Option<[f64; 2]> {
     let Settling {
         pull,
