@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
+use impulse::World;
 use impulse::scene::{self, SceneError};
-use impulse::{MotionType, World};
 
 use crate::table::THESIS_TABLE_7_1;
 
@@ -41,17 +41,6 @@ fn memory_kb() -> (u64, u64) {
             .unwrap_or(0)
     };
     (field("VmRSS:"), field("VmHWM:"))
-}
-
-/// Whether energy may enter the world: kinematic bodies, applied forces or torques, driven
-/// multibodies (controllers, motors), or Poisson's restitution law (which can gain energy with
-/// friction). The same test as the engine's automatic energy bound (`world/energy.rs`).
-fn driven(world: &World) -> bool {
-    world.bodies().iter().any(|b| {
-        matches!(b.motion(), MotionType::Kinematic(_))
-            || (b.is_dynamic() && (b.force().norm() > 0.0 || b.torque().norm() > 0.0))
-    }) || world.multibodies().iter().any(|m| m.is_driven())
-        || world.settings().restitution_law != impulse::RestitutionLaw::Stronge
 }
 
 /// The energy rise tolerated in a closed world: the engine's automatic bound
@@ -137,7 +126,7 @@ fn soak_one(path: &Path, duration: f64, rate: f64) -> Result<Soak, String> {
         status,
         sim_time: 0.0,
         wall: 0.0,
-        driven: driven(world),
+        driven: !world.is_closed(),
         energy_start,
         max_rise: 0.0,
         rise_at: 0.0,

@@ -128,7 +128,7 @@ fn a_ball_rolling_down_a_slope_never_gains_energy() {
             energy.total() - start
         );
     }
-    // It did roll: 0.5 (5/7) g sin θ t² = 0.68 m down the slope by 1.5 s (closed form, 1 %).
+    // It did roll: 0.5 (5/7) g sin θ t² = 1.37 m down the slope by 1.5 s (closed form, 1 %).
     let (x, _, _) = rolling(&world);
     let expected = 0.5 * 5.0 / 7.0 * 9.81 * theta.sin() * 1.5 * 1.5;
     assert!(

@@ -36,8 +36,11 @@ impl World {
         energy_of(&self.bodies, &self.multibodies, &self.settings.gravity)
     }
 
-    /// Whether nothing drives the world (see [`is_closed`]).
-    pub(super) fn is_closed(&self) -> bool {
+    /// Whether nothing drives the world: no kinematic body, no applied force or torque on a
+    /// dynamic body, no driven multibody (controllers, motors), and Stronge's restitution law
+    /// (Poisson's can gain energy with friction). A closed world's energy can only fall, and
+    /// the rebound budget holds its microcollisions to that.
+    pub fn is_closed(&self) -> bool {
         is_closed(&self.bodies, &self.multibodies, &self.settings)
     }
 
