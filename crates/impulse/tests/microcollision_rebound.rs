@@ -16,8 +16,9 @@ use impulse::geometry::Shape;
 use impulse::math::{Pose, Vec3};
 use impulse::{BodyDesc, BodyId, MicrocollisionClusters, MotionType, Sleep, World, WorldSettings};
 
-/// A 0.1 m cube of 0.5 kg placed exactly on a fixed 2 × 2 × 0.1 m table (g = 9.81, ε_c = 1e-3
-/// m, sleep off so the microcollisions go on), with the given rebound and cluster mode.
+/// A 0.1 m cube of density 1 (1 g) placed exactly on a fixed 2 × 2 × 0.1 m table (g = 9.81,
+/// ε_c = 1e-3 m, sleep off so the microcollisions go on), with the given rebound and cluster
+/// mode.
 fn box_on_table(rebound: f64, clusters: MicrocollisionClusters) -> (World, BodyId) {
     box_on_table_under(WorldSettings {
         microcollision_rebound: Some(rebound),
