@@ -1,5 +1,5 @@
 //! `impulse run --checkpoint-every T` and `impulse run --resume FILE` (issue 42): a resumed
-//! run continues from the world state the checkpoint saved (format version 6), simulating
+//! run continues from the world state the checkpoint saved (format version 7), simulating
 //! only what comes after it, and its outputs are byte-identical to a run never stopped; a
 //! checkpoint of another format version, of another scene, truncated or corrupt is refused
 //! with a clear error.
@@ -323,11 +323,11 @@ fn a_checkpoint_of_another_format_version_is_refused() {
     let file = out.join("checkpoint.bin");
     let mut bytes = std::fs::read(&file).unwrap();
     // The version is the little-endian u32 after the 8 magic bytes.
-    bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
+    bytes[8..12].copy_from_slice(&8u32.to_le_bytes());
     std::fs::write(&file, &bytes).unwrap();
     assert_refused(
         &file,
-        "checkpoint format version 7, but this impulse reads version 6",
+        "checkpoint format version 8, but this impulse reads version 7",
     );
     // Version 1 saved no world state (a resume replayed the run): refused as older.
     bytes[8..12].copy_from_slice(&1u32.to_le_bytes());

@@ -8,7 +8,7 @@
 //! and their integrations and controllers, the event heap, broad phase, closest-feature
 //! caches, contact groups, warm starts, sleep), and a [`WorldRecord`] of that state.
 //!
-//! **How the state is restored** (format version 6). Resuming builds the world from the scene
+//! **How the state is restored** (format version 7). Resuming builds the world from the scene
 //! (whose text must hash as it did), which lends the geometry the state does not hold, and
 //! reads the saved state into it ([`World::restore_state`]): the run continues from the
 //! checkpoint's frame at once, without simulating anything again. The restored world's
@@ -27,8 +27,9 @@ use crate::world::{Energy, World};
 
 /// The checkpoint format this build reads and writes (3: held contacts keep their face's
 /// outline; 4: the contact groups count their frictionless fallbacks; 5: a group keeps the
-/// times of the ray answers it has not reached, counted once reached).
-pub const CHECKPOINT_VERSION: u32 = 6;
+/// times of the ray answers it has not reached, counted once reached; 6: held clusters of the
+/// switching model; 7: each free body's rest ceiling for the free floor).
+pub const CHECKPOINT_VERSION: u32 = 7;
 
 /// The first bytes of every checkpoint file.
 const MAGIC: &[u8; 8] = b"IMPCKPT\0";

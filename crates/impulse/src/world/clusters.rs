@@ -169,12 +169,24 @@ impl EventLoop {
             // Nor is a resting cluster's solve whose rebounds would lift a closed world above
             // its starting energy: the single responses answer without the floor where the
             // budget cannot pay for it (`ReboundBudget`). A cluster whose contacts have all
-            // come down to the surface (`free_floor`) is given its rebounds.
-            let paid = kind == ClusterKind::Impact
-                || !scratch.paid
-                || before.zip(after).is_none_or(|(before, after)| {
-                    self.responses.rebound_budget.grant(after - before, world)
-                });
+            // come down to the surface (`free_floor`) is given its rebounds, if its bodies
+            // stay within their rest ceilings (`free_floor_for`; an impact sets the ceilings of
+            // the bodies it is the first response of to none).
+            let in_band = (kind == ClusterKind::Resting && !scratch.paid).then(|| {
+                scratch
+                    .contacts
+                    .iter()
+                    .map(|(_, closest)| closest.distance)
+                    .fold(f64::INFINITY, f64::min)
+            });
+            let paid = before.zip(after).is_none_or(|(before, after)| {
+                let gain = after - before;
+                let free =
+                    self.free_floor_for(scratch.members.iter().copied(), in_band, gain, world);
+                kind == ClusterKind::Impact
+                    || free
+                    || self.responses.rebound_budget.grant(gain, world)
+            });
             if settled && paid {
                 self.apply_cluster(p, t, kind, &solution.impulses, &mut scratch, world)?;
                 answered = true;

@@ -283,6 +283,21 @@ impl Colliders {
         matches!(self.kinds[c], Collider::Body(id) if world.bodies[id.0].is_dynamic())
     }
 
+    /// Kinetic plus gravitational potential energy and mass of collider `c` if it is a free
+    /// body (`None` for a fixed, kinematic or link collider).
+    pub(super) fn free_energy(&self, c: usize, world: &Participants<'_>) -> Option<(f64, f64)> {
+        match self.kinds[c] {
+            Collider::Body(id) if world.bodies[id.0].is_dynamic() => {
+                let body = &world.bodies[id.0];
+                Some((
+                    body.kinetic_energy() + body.potential_energy(&world.settings.gravity),
+                    body.mass(),
+                ))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether collider `c` stays where it is until an impulse: fixed, or asleep.
     #[inline]
     pub(super) fn still(&self, c: usize, world: &Participants<'_>) -> bool {

@@ -158,6 +158,7 @@ impl EventLoop {
         self.envelopes.last_impulses = vec![f64::NEG_INFINITY; world.multibodies.len()];
         self.responses.hit_at = vec![f64::NEG_INFINITY; n];
         self.responses.hits_now = vec![0; n];
+        self.responses.rest_ceilings = vec![None; n];
         // Islands are not kept across a rebuild (bodies were added): sleepers wake, at rest.
         self.islands.touches = FastMap::default();
         self.islands.island_of = vec![None; n];

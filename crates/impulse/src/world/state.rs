@@ -1,4 +1,4 @@
-//! A world's whole state as bytes, and back (the checkpoints of `impulse run`, format version 6).
+//! A world's whole state as bytes, and back (the checkpoints of `impulse run`, format version 7).
 //!
 //! [`World::save_state`] writes the world with `postcard` (floats as their IEEE bits, so they
 //! read back exactly): time, every body's state, flight (and its integrator's steps), sleep and
@@ -6,10 +6,11 @@
 //! workspace and its controllers' own state; the event loop whole — the collision heap, each
 //! collider's heap pairs and allowances, the broad phase (boxes, cells, candidate pairs), the
 //! narrow phase's closest-feature caches (V-Clip features, GJK simplices), same-instant
-//! contacts, wedge extrapolations, cluster settlements and warm starts, stillness, contacts
-//! and islands for sleep, multibody envelopes, counters; the constraint groups (members, held
-//! contacts with their modes and springs, flights, Lemke's last basis); what controllers see
-//! of each other; the energy bound's base. The world has no random number generator.
+//! contacts, wedge extrapolations, the free floor's rest ceilings, cluster settlements and
+//! warm starts, stillness, contacts and islands for sleep, multibody envelopes, counters; the
+//! constraint groups (members, held contacts with their modes and springs, flights, Lemke's
+//! last basis); what controllers see of each other; the energy bound's base. The world has no
+//! random number generator.
 //!
 //! What it leaves out is what the scene gives: the bodies' shapes, the multibodies' trees,
 //! the collider table's collision models (all geometry), the type of each controller, and
