@@ -406,10 +406,11 @@ mod tests {
     #[test]
     fn another_version_is_named() {
         let mut bytes = sample().to_bytes();
-        bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
+        let other = CHECKPOINT_VERSION + 1;
+        bytes[8..12].copy_from_slice(&other.to_le_bytes());
         assert_eq!(
             Checkpoint::from_bytes(&bytes),
-            Err(CheckpointError::Version { found: 7 })
+            Err(CheckpointError::Version { found: other })
         );
     }
 
