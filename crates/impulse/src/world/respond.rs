@@ -167,13 +167,12 @@ impl EventLoop {
             && (self.colliders.curved(a, contact.parts.0)
                 || self.colliders.curved(b, contact.parts.1));
         let (point_a, point_b) = if rolls_on_support {
-            (contact.point_a, contact.point_b)
+            let at = (contact.point_a, contact.point_b);
+            (k, u) = collision_frame(&self.colliders, (&at.0, &at.1), world);
+            at
         } else {
             (point, point)
         };
-        if rolls_on_support {
-            (k, u) = collision_frame(&self.colliders, (&point_a, &point_b), world);
-        }
         let micro = (settings.microcollisions && gravity > 0.0 && !inelastic).then(|| {
             // The rebound stands in for gravity's pull over the flight to come.
             Microcollisions {
@@ -362,7 +361,8 @@ impl EventLoop {
         world: &Participants<'_>,
     ) -> bool {
         let settings = world.settings;
-        let hop = in_band.map_or(0.0, |distance| {
+        // Per unit mass: the rise out of the overlap and the hop from the band.
+        let allowance = in_band.map_or(0.0, |distance| {
             settings.gravity.norm()
                 * ((FREE_FLOOR_BAND + settings.rebound(true).powi(2)) * settings.collision_epsilon
                     - distance.min(0.0))
@@ -373,7 +373,7 @@ impl EventLoop {
                 continue;
             };
             ceiling += *self.responses.rest_ceilings[c].get_or_insert(if in_band.is_some() {
-                e + m * hop
+                e + m * allowance
             } else {
                 f64::NEG_INFINITY
             });
