@@ -88,39 +88,52 @@ impl EventLoop {
         if self.approach(p, &contact.contact_point(), &contact.normal, world) >= threshold_speed {
             return Ok(false);
         }
-        self.solve_cluster(p, t, contact, ClusterKind::Resting, world)
+        self.solve_cluster(p, t, contact, ClusterKind::Resting, threshold_speed, world)
     }
 
     /// Answers a same-instant cascade that pair `p` at `t` belongs to by one simultaneous,
     /// perfectly inelastic solve over every contact within the envelope of the bodies it
-    /// reaches (issue 40: an impact into bodies in contact). Returns false, having applied
-    /// nothing, where the cluster cannot be posed (it reaches a multibody link or a sleeper)
-    /// or its sweeps neither settle nor take kinetic energy out: the cascade then goes on one
-    /// contact at a time, and this instant is not tried again.
+    /// reaches (issue 40: an impact into bodies in contact). `approach` is the pair's normal
+    /// approach speed. Returns false, having applied nothing, where the cluster cannot be
+    /// posed (it reaches a multibody link or a sleeper) or its sweeps neither settle nor take
+    /// kinetic energy out: the cascade then goes on one contact at a time, and this instant is
+    /// not tried again.
     pub(super) fn collide_impact(
         &mut self,
         p: Pair,
         t: f64,
         contact: &Closest,
+        approach: f64,
         world: &mut Participants<'_>,
     ) -> Result<bool, SimulationError> {
-        if world.settings.gravity.norm() == 0.0 || self.clusters.impact_failed == Some(t) {
+        if self.clusters.impact_failed == Some(t) {
             return Ok(false);
         }
-        let answered = self.solve_cluster(p, t, contact, ClusterKind::Impact, world)?;
+        // The speed the solve's tolerance is a share of: the microcollision threshold, or
+        // without gravity (no threshold: every approach collides) the approach that set the
+        // cascade off. A wedged chain of balls in zero gravity, hit at one end, cascaded
+        // until the guard stopped the run.
+        let speed = if world.settings.gravity.norm() > 0.0 {
+            world.settings.threshold_speed()
+        } else {
+            approach
+        };
+        let answered = self.solve_cluster(p, t, contact, ClusterKind::Impact, speed, world)?;
         if !answered {
             self.clusters.impact_failed = Some(t);
         }
         Ok(answered)
     }
 
-    /// Gathers, poses, solves and applies the cluster of `kind` around pair `p` at `t`.
+    /// Gathers, poses, solves and applies the cluster of `kind` around pair `p` at `t`, to a
+    /// tolerance that is a share of `speed`.
     fn solve_cluster(
         &mut self,
         p: Pair,
         t: f64,
         contact: &Closest,
         kind: ClusterKind,
+        speed: f64,
         world: &mut Participants<'_>,
     ) -> Result<bool, SimulationError> {
         let threshold_speed = world.settings.threshold_speed();
@@ -153,7 +166,7 @@ impl EventLoop {
             // rebounds are paid from a closed world's budget.
             let before = (kind == ClusterKind::Impact || world.energy_ceiling.is_some())
                 .then(|| kinetic_energy(&scratch.problem.bodies));
-            let solution = solver.solve(&mut scratch.problem, CLUSTER_TOLERANCE * threshold_speed);
+            let solution = solver.solve(&mut scratch.problem, CLUSTER_TOLERANCE * speed);
             self.counters.cluster_sweeps += u64::from(solution.sweeps);
             let after = before.map(|_| kinetic_energy(&scratch.problem.bodies));
             // A solve that does not settle (sweeps that cycle, as Gauss–Seidel with friction
@@ -188,6 +201,11 @@ impl EventLoop {
                     || self.responses.rebound_budget.grant(gain, world)
             });
             if settled && paid {
+                // What the sweeps leave is not a collision at this instant.
+                for (q, _) in &scratch.contacts {
+                    let residual = SETTLED_RESIDUAL * CLUSTER_TOLERANCE * speed;
+                    self.clusters.settled.insert(*q, (t, residual));
+                }
                 self.apply_cluster(p, t, kind, &solution.impulses, &mut scratch, world)?;
                 answered = true;
             } else {
@@ -410,16 +428,11 @@ impl EventLoop {
         scratch: &mut ClusterScratch,
         world: &mut Participants<'_>,
     ) -> Result<(), SimulationError> {
-        let threshold_speed = world.settings.threshold_speed();
         match kind {
             ClusterKind::Resting => self.counters.cluster_solves += 1,
             ClusterKind::Impact => self.counters.impact_solves += 1,
         }
         for (q, _) in &scratch.contacts {
-            self.clusters.settled.insert(
-                *q,
-                (t, SETTLED_RESIDUAL * CLUSTER_TOLERANCE * threshold_speed),
-            );
             let warm = self.clusters.warm.entry(*q).or_default();
             warm.time = t;
             warm.points.clear();
@@ -840,9 +853,15 @@ fn within_cones(impulses: &[Vec3], points: &[ContactPoint]) -> bool {
         .all(|(p, point)| p.z >= -slack && p.xy().norm() <= point.friction * p.z + slack)
 }
 
-/// How long a resting body's hop lasts: up and down again at the cluster rebound speed.
+/// How long a resting body's hop lasts: up and down again at the cluster rebound speed (none
+/// without gravity).
 fn resting_hop(settings: &WorldSettings) -> f64 {
-    2.0 * settings.rebound(true) * settings.threshold_speed() / settings.gravity.norm()
+    let gravity = settings.gravity.norm();
+    if gravity > 0.0 {
+        2.0 * settings.rebound(true) * settings.threshold_speed() / gravity
+    } else {
+        0.0
+    }
 }
 
 /// The kinetic energy of a contact problem's bodies at their velocities.

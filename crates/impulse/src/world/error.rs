@@ -40,8 +40,17 @@ pub enum SimulationError {
         depth: f64,
         time: f64,
     },
-    /// Collisions at one instant keep triggering each other without end.
-    NoProgress { bodies: (String, String), time: f64 },
+    /// Collisions at one instant keep triggering each other without end: bodies wedged
+    /// within the collision envelope that no simultaneous solve could stop (one reaching a
+    /// multibody link is answered a contact at a time).
+    NoProgress {
+        bodies: (String, String),
+        time: f64,
+        /// The responses at that instant.
+        responses: u64,
+        /// The collision envelope, `world.collision_epsilon`.
+        epsilon: f64,
+    },
     /// Bodies move too fast for their collision checks to advance time.
     TooFast {
         bodies: (String, String),
@@ -163,10 +172,22 @@ impl fmt::Display for SimulationError {
                 bodies.1,
                 crate::math::readable(*condition)
             ),
-            Self::NoProgress { bodies, time } => write!(
+            Self::NoProgress {
+                bodies,
+                time,
+                responses,
+                epsilon,
+            } => write!(
                 f,
-                "collisions between `{}` and `{}` keep setting off others at t = {time} without end (a resting stack too tall for impulse-based contact?)",
-                bodies.0, bodies.1
+                "collisions between `{}` and `{}` at t = {time} keep setting off others \
+                 without end ({responses} responses at that instant): bodies wedged within the \
+                 collision envelope of each other, which no simultaneous solve could stop (one \
+                 that reaches a multibody link is answered a contact at a time); set them \
+                 further apart than the envelope, or make world.collision_epsilon (now {}) \
+                 smaller than their gaps",
+                bodies.0,
+                bodies.1,
+                crate::math::readable(*epsilon)
             ),
             Self::TooFast {
                 bodies,

@@ -89,10 +89,13 @@ impl EventLoop {
     ) -> Result<(), SimulationError> {
         let (a, b) = p;
         // Stop a cascade of responses that never ends at one instant.
-        if self.respond_at(t) > 10_000 + 1_000 * self.colliders.len() as u64 {
+        let responses = self.respond_at(t);
+        if responses > 10_000 + 1_000 * self.colliders.len() as u64 {
             return Err(SimulationError::NoProgress {
                 bodies: (self.colliders.name(a, world), self.colliders.name(b, world)),
                 time: t,
+                responses,
+                epsilon: world.settings.collision_epsilon,
             });
         }
         let settings = world.settings;
@@ -138,7 +141,7 @@ impl EventLoop {
         let inelastic = hits(a).max(hits(b)) >= CASCADE_REBOUNDS;
         // A cascade that has gone that far is answered at once where it can be: one
         // inelastic solve over every contact of the bodies it reached.
-        if inelastic && self.collide_impact(p, t, contact, world)? {
+        if inelastic && self.collide_impact(p, t, contact, -u.z, world)? {
             return Ok(());
         }
         let restitution = if inelastic { 0.0 } else { material.restitution };
