@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 use impulse::run::checkpoint::{Checkpoint, Checkpointing, WorldRecord};
-use impulse::run::events::EventWriter;
+use impulse::run::events::{EventKind, EventWriter};
 use impulse::run::shapes::ShapesFile;
 use impulse::run::trajectory::TrajectoryWriter;
 use impulse::run::{Recorders, run_checkpointed};
@@ -398,39 +398,25 @@ fn remove_stale_outputs(out: &Path, no_events: bool) -> Result<Vec<String>, Stri
     Ok(removed)
 }
 
-/// The events file's writer: the header, then the rows of the kinds kept, counting them.
+/// The events file's writer: the header, then the rows (of the kinds the `EventWriter` keeps),
+/// counting them.
 pub struct EventFilter {
     out: Box<dyn Write>,
-    keep_microcollisions: bool,
-    line: Vec<u8>,
     header_written: bool,
     rows: Rc<Cell<u64>>,
 }
 
 impl Write for EventFilter {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        for &byte in bytes {
-            self.line.push(byte);
-            if byte == b'\n' {
-                let keep = if !self.header_written {
-                    self.header_written = true;
-                    true
-                } else {
-                    // Rows are `t,kind,…`: the kind is the second field.
-                    let micro = self.line.split(|&b| b == b',').nth(1) == Some(b"microcollision");
-                    if !micro || self.keep_microcollisions {
-                        self.rows.set(self.rows.get() + 1);
-                        true
-                    } else {
-                        false
-                    }
-                };
-                if keep {
-                    self.out.write_all(&self.line)?;
-                }
-                self.line.clear();
-            }
+        // Names are written without line breaks (control characters are refused in scenes), so
+        // every line break ends a line; the first ends the header.
+        let mut lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+        if !self.header_written && lines > 0 {
+            self.header_written = true;
+            lines -= 1;
         }
+        self.rows.set(self.rows.get() + lines);
+        self.out.write_all(bytes)?;
         Ok(bytes.len())
     }
 
@@ -469,8 +455,6 @@ fn write_records(
     let rows = Rc::new(Cell::new(resume.map_or(0, |c| c.event_rows)));
     let filter = EventFilter {
         out: sink,
-        keep_microcollisions: which == Events::All,
-        line: Vec::new(),
         header_written: resume.is_some(),
         rows: rows.clone(),
     };
@@ -479,6 +463,15 @@ fn write_records(
         None => EventWriter::new(filter, &scene.world)
             .map_err(|e| format!("writing {}: {e}", events_path.display()))?,
     };
+    let writer = writer.keeping(match which {
+        Events::All => &[
+            EventKind::Collision,
+            EventKind::Microcollision,
+            EventKind::Ray,
+        ],
+        Events::Collisions => &[EventKind::Collision, EventKind::Ray],
+        Events::None => &[],
+    });
     Ok((writer, rows))
 }
 

@@ -801,7 +801,7 @@ impl World {
             .detach(|| -> io::Result<_> {
                 let mut bytes = Vec::new();
                 let mut trajectory = TrajectoryWriter::new(&mut bytes)?;
-                let mut events = EventWriter::new(io::sink(), &scene.world)?;
+                let mut events = EventWriter::new(io::sink(), &scene.world)?.keeping(&[]);
                 let mut records = Recorders {
                     trajectory: &mut trajectory,
                     events: &mut events,
