@@ -248,10 +248,10 @@ impl EventLoop {
             }
             let asleep = self.colliders.asleep(c, world);
             scratch.pairs.clear();
+            // (In order: `PairSet` keeps them so.)
             scratch
                 .pairs
                 .extend(self.schedule.pairs_of[c].iter().copied());
-            scratch.pairs.sort_unstable();
             for k in 0..scratch.pairs.len() {
                 let q = scratch.pairs[k];
                 // Pairs found apart at their last check are left to it: a pair that may have

@@ -28,10 +28,10 @@ use super::envelopes::{Envelopes, Renewal};
 use super::islands::Islands;
 use super::pair_check::PairChecks;
 use super::respond::Responses;
-use super::schedule::Schedule;
+use super::schedule::{PairSet, Schedule};
 use super::{BroadPhaseKind, CollisionEvent, Counters, SimulationError};
 use crate::collision::broad::{
-    AnyBroadPhase, BroadPhase, FastMap, FastSet, HierarchicalHash, SweepAndPrune, pair,
+    AnyBroadPhase, BroadPhase, FastMap, HierarchicalHash, SweepAndPrune, pair,
 };
 use crate::collision::heap::EventHeap;
 
@@ -150,7 +150,7 @@ impl EventLoop {
         self.checks.instant_contacts = FastMap::default();
         self.checks.pending.clear();
         self.schedule.allowances = FastMap::default();
-        self.schedule.pairs_of = vec![FastSet::default(); n];
+        self.schedule.pairs_of = vec![PairSet::default(); n];
         self.schedule.period_origin = t;
         self.schedule.period_index = 0;
         self.schedule.period_end = t + world.settings.box_period;

@@ -3,16 +3,43 @@
 
 use super::colliders::{FreeMotion, Participants};
 use super::event_loop::{Event, EventLoop};
-use crate::collision::broad::{FastMap, FastSet, Pair};
+use crate::collision::broad::{FastMap, Pair};
 use crate::collision::heap::EventHeap;
+
+/// A collider's heap pairs, in order: a sorted vector (a collider has a few dozen at most;
+/// its pairs are added at every check and read in order by the cluster gathers, and a hash
+/// set's inserts and the gathers' sorts were a tenth of a pile's instructions).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub(super) struct PairSet(Vec<Pair>);
+
+impl PairSet {
+    /// Adds `p` if it is not there yet.
+    pub(super) fn insert(&mut self, p: Pair) {
+        if let Err(at) = self.0.binary_search(&p) {
+            self.0.insert(at, p);
+        }
+    }
+
+    /// Takes `p` out if it is there.
+    pub(super) fn remove(&mut self, p: &Pair) {
+        if let Ok(at) = self.0.binary_search(p) {
+            self.0.remove(at);
+        }
+    }
+
+    /// The pairs, in order.
+    pub(super) fn iter(&self) -> std::slice::Iter<'_, Pair> {
+        self.0.iter()
+    }
+}
 
 /// When each pair is next checked, and what decides it.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Schedule {
     pub(super) heap: EventHeap<Event>,
     /// The heap pairs of each collider.
-    #[serde(serialize_with = "crate::collision::broad::sorted::sets")]
-    pub(super) pairs_of: Vec<FastSet<Pair>>,
+    pub(super) pairs_of: Vec<PairSet>,
     /// The pairs whose next check was set with allowances: per side, the body's motion the
     /// allowance is measured from (`None`: any impulse on that side calls for a new check).
     #[serde(serialize_with = "crate::collision::broad::sorted::map")]

@@ -105,22 +105,6 @@ pub(crate) mod sorted {
         keys.sort_unstable();
         serializer.collect_seq(keys)
     }
-
-    /// A list of sets, each in order.
-    pub(crate) fn sets<K: Ord + Serialize, H, S: Serializer>(
-        sets: &[HashSet<K, H>],
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        let sorted: Vec<Vec<&K>> = sets
-            .iter()
-            .map(|set| {
-                let mut keys: Vec<&K> = set.iter().collect();
-                keys.sort_unstable();
-                keys
-            })
-            .collect();
-        sorted.serialize(serializer)
-    }
 }
 
 /// Candidate-state changes logged during an update, reduced to net changes: a pair's first log
