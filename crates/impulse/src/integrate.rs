@@ -10,7 +10,9 @@
 //! state and the tolerances, so adding an output frame cannot change the physics.
 //!
 //! The system may project its state back onto a manifold after each accepted step (unit
-//! quaternions): [`OdeSystem::project`](crate::integrate::OdeSystem::project).
+//! quaternions): [`OdeSystem::project`].
+//!
+//! [`OdeSystem::project`]: crate::integrate::OdeSystem::project
 
 use std::fmt;
 

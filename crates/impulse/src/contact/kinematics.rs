@@ -52,7 +52,7 @@
 //! with `ė = ω × e` for a kink of the body turning at `ω`. Only second derivatives of `h` enter
 //! (no third), and `M` is never inverted where it is singular: a singular `M` at zero distance
 //! is exactly a contact without a defined normal (vertex on vertex, vertex on an edge, parallel
-//! edges, a vertex or an edge along a rim), reported as [`Degenerate::NoNormal`](crate::contact::kinematics::Degenerate::NoNormal). The terms
+//! edges, a vertex or an edge along a rim), reported as [`Degenerate::NoNormal`]. The terms
 //! linear in the accelerations collect into the familiar Jacobian `J_a = (n, (p_a − c_a) × n)`,
 //! `J_b = −(n, (p_b − c_b) × n)`; the rest is
 //!
@@ -73,7 +73,10 @@
 //!
 //! A face lying on a face, or an edge or a side lying on a face, touches along a region: pose
 //! the region's corners (`collision::manifold`) instead, each a vertex on a face or two edges
-//! crossing ([`Degenerate::Region`](crate::contact::kinematics::Degenerate::Region) otherwise).
+//! crossing ([`Degenerate::Region`] otherwise).
+//!
+//! [`Degenerate::NoNormal`]: crate::contact::kinematics::Degenerate::NoNormal
+//! [`Degenerate::Region`]: crate::contact::kinematics::Degenerate::Region
 
 use nalgebra::{Matrix2, Matrix6, Vector6};
 

@@ -1,18 +1,23 @@
 //! The contact layer: the contact problem of bodies touching at several points at once, the
 //! solvers that answer it, and the impulses it gives each body.
 //!
-//! The event loop poses a [`ContactProblem`](crate::contact::ContactProblem) from the pairs of a cluster in contact: its
+//! The event loop poses a [`ContactProblem`] from the pairs of a cluster in contact: its
 //! bodies (inverse mass and inertia, current velocities; fixed and kinematic bodies with
 //! none) and its contact points (point, collision frame with the normal, friction, the
 //! velocity the contact is to leave with, a warm start). Each point's collision matrix blocks
-//! `K_ij` follow from the bodies it joins (eq. 3.4). A [`ContactSolver`](crate::contact::ContactSolver) answers the problem
-//! with one impulse per point; [`ContactProblem::body_impulses`](crate::contact::ContactProblem::body_impulses) turns those into each body's
+//! `K_ij` follow from the bodies it joins (eq. 3.4). A [`ContactSolver`] answers the problem
+//! with one impulse per point; [`ContactProblem::body_impulses`] turns those into each body's
 //! impulses, which the event loop applies to the bodies (one new flight each).
 //!
 //! Which solver answers is chosen from `WorldSettings::contact_model` in one place, the event
 //! loop's response phase. Today the impulse model's simultaneous microcollisions are answered
-//! by projected Gauss–Seidel ([`gauss_seidel`](crate::contact::gauss_seidel)); an impulse LCP solved by Lemke's algorithm
+//! by projected Gauss–Seidel ([`gauss_seidel`]); an impulse LCP solved by Lemke's algorithm
 //! (Baraff ch. 13) is a second implementation of the same trait, over the same problem.
+//!
+//! [`ContactProblem`]: crate::contact::ContactProblem
+//! [`ContactSolver`]: crate::contact::ContactSolver
+//! [`ContactProblem::body_impulses`]: crate::contact::ContactProblem::body_impulses
+//! [`gauss_seidel`]: crate::contact::gauss_seidel
 
 pub(crate) mod constraint;
 pub(crate) mod gauss_seidel;

@@ -202,8 +202,8 @@ impl EventLoop {
             });
             if settled && paid {
                 // What the sweeps leave is not a collision at this instant.
+                let residual = SETTLED_RESIDUAL * CLUSTER_TOLERANCE * speed;
                 for (q, _) in &scratch.contacts {
-                    let residual = SETTLED_RESIDUAL * CLUSTER_TOLERANCE * speed;
                     self.clusters.settled.insert(*q, (t, residual));
                 }
                 self.apply_cluster(p, t, kind, &solution.impulses, &mut scratch, world)?;
