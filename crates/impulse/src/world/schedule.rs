@@ -34,6 +34,18 @@ impl PairSet {
     }
 }
 
+/// A collider in `EventLoop::recheck_moved`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) enum MovedMark {
+    /// Not among the moved.
+    #[default]
+    Unmoved,
+    /// Moved, now in this free motion (`None`: not a free body); its pairs not yet taken.
+    Moved(Option<FreeMotion>),
+    /// Moved, and its pairs taken.
+    Taken,
+}
+
 /// When each pair is next checked, and what decides it.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Schedule {
@@ -55,6 +67,10 @@ pub(super) struct Schedule {
     pub(super) stall: (f64, u64),
     /// Scratch for `recheck_moved`'s pairs (kept: a pile rechecks at every impulse).
     pub(super) recheck: Vec<Pair>,
+    /// Scratch for `recheck_moved`: per collider, whether it moved and its pairs were taken
+    /// (all `Unmoved` between calls).
+    #[serde(skip)]
+    pub(super) moved_marks: Vec<MovedMark>,
 }
 
 impl Schedule {
@@ -69,6 +85,7 @@ impl Schedule {
             // Finite, so that the first event starts a stretch (−∞ would give NaN bounds).
             stall: (f64::MIN, 0),
             recheck: Vec::new(),
+            moved_marks: Vec::new(),
         }
     }
 }
