@@ -633,7 +633,7 @@ pub(crate) fn advance_body(body: &mut RigidBody, t: f64) -> Result<(), Simulatio
             body: body.name().to_string(),
             error,
         })?;
-    if !body.state().is_finite() || !body.kinetic_energy().is_finite() {
+    if !body.state().is_finite() || !body.kinetic_energy_is_finite() {
         return Err(SimulationError::NonFinite {
             body: body.name().to_string(),
             time: t,
