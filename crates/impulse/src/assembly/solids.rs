@@ -349,20 +349,27 @@ impl AssemblyWithSolids {
         self.narrow_queries
     }
 
-    /// Partial RK4 steps of the whole assembly taken so far to locate contacts.
+    /// Partial RK4 steps taken so far to locate contacts (of the whole assembly, or of a
+    /// pair's bodies alone).
     pub fn trial_steps(&self) -> u64 {
         self.trials
     }
 
     fn closest(&mut self, asm: &Assembly, p: usize) -> Option<crate::collision::Closest> {
-        self.narrow_queries += 1;
         let (i, k) = self.pairs[p];
         let (pi, pk) = (self.pose_in(asm, i), self.pose_in(asm, k));
+        self.closest_at(p, &pi, &pk)
+    }
+
+    /// Pair `p`'s closest points with its solids at `pi` and `pk`.
+    fn closest_at(&mut self, p: usize, pi: &Pose, pk: &Pose) -> Option<crate::collision::Closest> {
+        self.narrow_queries += 1;
+        let (i, k) = self.pairs[p];
         closest(
             &self.models[i],
-            &pi,
+            pi,
             &self.models[k],
-            &pk,
+            pk,
             &mut self.caches[p],
             &mut self.stats,
         )
@@ -421,10 +428,40 @@ impl AssemblyWithSolids {
         Ok(())
     }
 
-    /// [`Self::trial`], counted.
-    fn trial_state(&mut self, from: &Assembly, t: f64) -> Result<Assembly, AssemblyError> {
+    /// Pair `p`'s closest points in the state `from` advanced to `t` (a partial step, counted
+    /// in `trials`): a partial step of the pair's bodies alone where each moves on its own
+    /// ([`Assembly::moves_alone`]: the same state as the whole assembly's step gives them, so a
+    /// field of n crates locates a contact at the cost of one pair, not of n bodies), else of
+    /// the whole assembly.
+    fn closest_after(
+        &mut self,
+        from: &Assembly,
+        t: f64,
+        p: usize,
+    ) -> Result<Option<crate::collision::Closest>, AssemblyError> {
         self.trials += 1;
-        Self::trial(from, t)
+        let (i, k) = self.pairs[p];
+        let bodies: Vec<usize> = [self.solids[i].body, self.solids[k].body]
+            .into_iter()
+            .flatten()
+            .collect();
+        if !bodies.iter().all(|&b| from.moves_alone(b)) {
+            let state = Self::trial(from, t)?;
+            return Ok(self.closest(&state, p));
+        }
+        let mut alone = from.alone(&bodies);
+        if t > alone.time {
+            step::advance(&mut alone, t)?;
+        }
+        let pose = |s: usize| match self.solids[s].body {
+            Some(b) => {
+                let index = bodies.iter().position(|&x| x == b).unwrap_or(0);
+                alone.bodies[index].pose()
+            }
+            None => self.solids[s].pose,
+        };
+        let (pi, pk) = (pose(i), pose(k));
+        Ok(self.closest_at(p, &pi, &pk))
     }
 
     /// The state `from` advanced to time `t` (a partial step).
@@ -499,12 +536,12 @@ impl AssemblyWithSolids {
                 let mut found = None;
                 while before < limit {
                     let after = (before + (d - 0.5 * target) / speed).min(limit);
-                    let state = if after == end {
-                        end_state.clone()
+                    let now = if after == end {
+                        self.closest(&end_state, p)
                     } else {
-                        self.trial_state(saved, after)?
+                        self.closest_after(saved, after, p)?
                     };
-                    let Some(da) = self.closest(&state, p).map(|c| c.distance) else {
+                    let Some(da) = now.map(|c| c.distance) else {
                         break;
                     };
                     if da <= target {
@@ -516,12 +553,12 @@ impl AssemblyWithSolids {
                 found
             } else {
                 // At the step's end the state is at hand.
-                let state = if limit == end {
-                    end_state.clone()
+                let now = if limit == end {
+                    self.closest(&end_state, p)
                 } else {
-                    self.trial_state(saved, limit)?
+                    self.closest_after(saved, limit, p)?
                 };
-                match self.closest(&state, p) {
+                match now {
                     Some(c) if c.distance <= level => {
                         Some(self.locate(saved, p, (t0, d0), (limit, c.distance), level)?)
                     }
@@ -543,7 +580,8 @@ impl AssemblyWithSolids {
     /// falsi (a secant through the bracket's ends, the end kept twice running weighted by ½)
     /// rather than by halving, each trial point kept at least a quarter of the tolerance
     /// inside the bracket, so that a secant landing next to one end ends the search with the
-    /// next trial. Each trial is a partial RK4 step of the whole assembly: halving took
+    /// next trial. Each trial is a partial RK4 step (of the pair's bodies alone where they
+    /// move on their own, see [`Self::closest_after`]): halving took
     /// ~23 of them per contact, this ~5 (`docs/sources.md`, "Assemblies in one world").
     fn locate(
         &mut self,
@@ -570,8 +608,7 @@ impl AssemblyWithSolids {
                 secant.clamp(a + margin, b - margin)
             };
             widths = [widths[1], width];
-            let state = self.trial_state(saved, m)?;
-            match self.closest(&state, p) {
+            match self.closest_after(saved, m, p)? {
                 Some(c) if c.distance > target => {
                     (a, fa) = (m, c.distance - target);
                     if side == 1 {
