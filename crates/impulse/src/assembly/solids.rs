@@ -681,8 +681,9 @@ impl AssemblyWithSolids {
     /// (`collision::manifold`: a box lying on a face touches at its corners, not at one point)
     /// approaches; true if it did.
     fn respond_pair(&mut self, p: usize, inelastic: bool) -> Result<bool, AssemblyError> {
-        let asm = self.assembly.clone();
-        let Some(c) = self.closest(&asm, p) else {
+        let (i, k) = self.pairs[p];
+        let (pose_i, pose_k) = (self.pose(i), self.pose(k));
+        let Some(c) = self.closest_at(p, &pose_i, &pose_k) else {
             return Ok(false);
         };
         // Only a pair at its level (where its contact was located, or below it after a step
@@ -691,8 +692,6 @@ impl AssemblyWithSolids {
         if !self.in_contact(p, c.distance) {
             return Ok(false);
         }
-        let (i, k) = self.pairs[p];
-        let (pose_i, pose_k) = (self.pose_in(&asm, i), self.pose_in(&asm, k));
         let (part_i, part_k) = (
             &self.models[i].parts[c.parts.0],
             &self.models[k].parts[c.parts.1],

@@ -75,14 +75,14 @@ impl AssemblyWithSolids {
     /// manifold (the fastest approaching point if the centroid does not approach), or of
     /// all of them if none approaches.
     fn touch(&mut self, p: usize) -> Option<Touch> {
-        let asm = self.assembly.clone();
-        let c: Closest = self.closest(&asm, p)?;
+        let (i, k) = self.pairs[p];
+        let (pose_i, pose_k) = (self.pose(i), self.pose(k));
+        let c: Closest = self.closest_at(p, &pose_i, &pose_k)?;
         if !self.in_contact(p, c.distance) {
             return None;
         }
         let envelope = self.settings.envelope;
-        let (i, k) = self.pairs[p];
-        let (pose_i, pose_k) = (self.pose_in(&asm, i), self.pose_in(&asm, k));
+        let asm = &self.assembly;
         let (part_i, part_k) = (
             &self.models[i].parts[c.parts.0],
             &self.models[k].parts[c.parts.1],
@@ -100,7 +100,7 @@ impl AssemblyWithSolids {
         .collect();
         let (a, b) = (self.solids[i].body, self.solids[k].body);
         let n = c.normal;
-        let approach = |q: &Vec3| relative(&asm, a, b, q).dot(&n);
+        let approach = |q: &Vec3| relative(asm, a, b, q).dot(&n);
         let centroid = |qs: &[Vec3]| qs.iter().sum::<Vec3>() / qs.len() as f64;
         let closing: Vec<Vec3> = points
             .iter()
