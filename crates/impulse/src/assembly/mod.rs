@@ -854,4 +854,37 @@ mod alone_tests {
         // It moved, and turned (the check compared moving states).
         assert!((asm.bodies[1].state.position - Vec3::new(0.0, 3.0, 1.0)).norm() > 1e-3);
     }
+
+    /// The collision matrix of a free body's contact, probed on the body alone (as the contact
+    /// responses now do), is the whole assembly's to the bit, and both are the rigid body's
+    /// `K = m⁻¹ 𝟙 − r̃ I⁻¹ r̃` (Mirtich eq. 3.4) to 1e-12; the hinged rod's is not a free body's.
+    #[test]
+    fn a_free_bodys_collision_matrix_probed_alone_is_the_whole_assemblys() {
+        let mut asm = three_bodies();
+        let next = asm.time() + 1e-3;
+        step::advance(&mut asm, next).expect("a step");
+        let body = &asm.bodies[1];
+        let point = body.state.position + Vec3::new(0.03, -0.02, 0.05);
+        let alone = asm
+            .pair_collision_matrix(Some(1), None, &point)
+            .expect("a matrix");
+        let whole = asm
+            .probe_collision_matrix(Some(1), None, &point)
+            .expect("a matrix");
+        assert_eq!(alone, whole);
+        let r = crate::math::cross_matrix(&(point - body.state.position));
+        let inverse_inertia = world_inverse_inertia(&body.inverse_inertia, &body.state.orientation);
+        let k = Mat3::identity() / body.desc.mass - r * inverse_inertia * r;
+        assert!((alone - k).abs().max() < 1e-12, "{alone} against {k}");
+        // Through the hinge the rod's matrix is not its free body's.
+        let rod = &asm.bodies[0];
+        let tip = rod.state.position + Vec3::new(0.5, 0.0, 0.0);
+        let hinged = asm
+            .pair_collision_matrix(Some(0), None, &tip)
+            .expect("a matrix");
+        let r = crate::math::cross_matrix(&(tip - rod.state.position));
+        let inverse_inertia = world_inverse_inertia(&rod.inverse_inertia, &rod.state.orientation);
+        let free = Mat3::identity() / rod.desc.mass - r * inverse_inertia * r;
+        assert!((hinged - free).abs().max() > 0.1, "{hinged}");
+    }
 }

@@ -853,6 +853,25 @@ impl Assembly {
         b: Option<usize>,
         point: &Vec3,
     ) -> Result<Mat3, AssemblyError> {
+        // Bodies that move on their own are probed alone: the same velocities to the bit
+        // (no joint answers them), without copying and projecting the whole assembly.
+        let bodies: Vec<usize> = [a, b].into_iter().flatten().collect();
+        if bodies.iter().all(|&x| self.moves_alone(x)) {
+            let local = |x: Option<usize>| x.and_then(|x| bodies.iter().position(|&y| y == x));
+            return self
+                .alone(&bodies)
+                .probe_collision_matrix(local(a), local(b), point);
+        }
+        self.probe_collision_matrix(a, b, point)
+    }
+
+    /// [`Assembly::pair_collision_matrix`] by three unit impulses on copies of this assembly.
+    pub(super) fn probe_collision_matrix(
+        &self,
+        a: Option<usize>,
+        b: Option<usize>,
+        point: &Vec3,
+    ) -> Result<Mat3, AssemblyError> {
         let relative = |asm: &Assembly| {
             let v = |body: Option<usize>| {
                 body.map_or(Vec3::zeros(), |i| asm.bodies[i].point_velocity(point))
