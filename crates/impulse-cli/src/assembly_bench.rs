@@ -195,8 +195,9 @@ fn solids_table(args: &AssemblyBenchArgs) -> Result<(), String> {
         sim.broad_phase = broad;
         solids_row(label, sim, s.duration)?;
     }
-    // Without the broad phase 128 crates take ~100 s: timed with it only.
-    for n in [16, 64, 128] {
+    // Without the broad phase every pair is queried (n² of them): above 64 crates, timed with
+    // it only.
+    for n in [16, 64, 128, 256] {
         let modes: &[bool] = if n > 64 { &[true] } else { &[true, false] };
         for &broad in modes {
             let mut sim = crate_field(n)?;
