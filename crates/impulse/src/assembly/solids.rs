@@ -333,8 +333,9 @@ impl AssemblyWithSolids {
 
     /// The signed distance between the two solids of pair `p` now (negative: overlapping).
     pub fn distance(&mut self, p: usize) -> Option<f64> {
-        let asm = self.assembly.clone();
-        self.closest(&asm, p).map(|c| c.distance)
+        let (i, k) = self.pairs[p];
+        let (pose_i, pose_k) = (self.pose(i), self.pose(k));
+        self.closest_at(p, &pose_i, &pose_k).map(|c| c.distance)
     }
 
     /// The least signed distance over every colliding pair now (infinity without pairs).
