@@ -671,11 +671,19 @@ impl Assembly {
             && !self.has_polylines()
     }
 
-    /// The bodies `keep` (each one that [`Assembly::moves_alone`]) at this time, as an assembly
-    /// of their own: their partial steps are those the whole assembly's would give them (the
-    /// same RK4 of the same rates, loads and gravity), for a fraction of the cost.
-    pub(crate) fn alone(&self, keep: &[usize]) -> Assembly {
-        Assembly {
+    /// The bodies `of` at this time as an assembly of their own, if each
+    /// [`Assembly::moves_alone`]: their partial steps and impulses are those the whole
+    /// assembly's would give them (the same RK4 of the same rates, loads and gravity), for a
+    /// fraction of the cost. With it, the bodies it holds, in order: body `b` is its
+    /// `keep.binary_search(&b)`.
+    pub(crate) fn alone(&self, of: &[usize]) -> Option<(Assembly, Vec<usize>)> {
+        let mut keep = of.to_vec();
+        keep.sort_unstable();
+        keep.dedup();
+        if !keep.iter().all(|&b| self.moves_alone(b)) {
+            return None;
+        }
+        let alone = Assembly {
             settings: self.settings,
             bodies: keep.iter().map(|&b| self.bodies[b].clone()).collect(),
             joints: Vec::new(),
@@ -686,7 +694,8 @@ impl Assembly {
             constraint_work: 0.0,
             max_gap: 0.0,
             steps: self.steps,
-        }
+        };
+        Some((alone, keep))
     }
 
     fn inverse_masses(&self, states: &[BodyState]) -> Vec<InverseMass> {
@@ -840,7 +849,7 @@ mod alone_tests {
                 let t = asm.time() + fraction * 1e-3;
                 let mut whole = asm.clone();
                 step::advance(&mut whole, t).expect("a step");
-                let mut alone = asm.alone(&[1]);
+                let (mut alone, _) = asm.alone(&[1]).expect("the tumbler moves alone");
                 step::advance(&mut alone, t).expect("a step");
                 let (a, b) = (&whole.bodies[1].state, &alone.bodies[0].state);
                 assert_eq!(a.position, b.position, "at {t}");

@@ -446,20 +446,16 @@ impl AssemblyWithSolids {
             .into_iter()
             .flatten()
             .collect();
-        if !bodies.iter().all(|&b| from.moves_alone(b)) {
+        let Some((mut alone, keep)) = from.alone(&bodies) else {
             let state = Self::trial(from, t)?;
             return Ok(self.closest(&state, p));
-        }
-        let mut alone = from.alone(&bodies);
+        };
         if t > alone.time {
             step::advance(&mut alone, t)?;
         }
-        let pose = |s: usize| match self.solids[s].body {
-            Some(b) => {
-                let index = bodies.iter().position(|&x| x == b).unwrap_or(0);
-                alone.bodies[index].pose()
-            }
-            None => self.solids[s].pose,
+        let pose = |s: usize| match self.solids[s].body.map(|b| keep.binary_search(&b)) {
+            Some(Ok(index)) => alone.bodies[index].pose(),
+            _ => self.solids[s].pose,
         };
         let (pi, pk) = (pose(i), pose(k));
         Ok(self.closest_at(p, &pi, &pk))
@@ -857,13 +853,13 @@ impl Assembly {
         // Bodies that move on their own are probed alone: the same velocities to the bit
         // (no joint answers them), without copying and projecting the whole assembly.
         let bodies: Vec<usize> = [a, b].into_iter().flatten().collect();
-        if bodies.iter().all(|&x| self.moves_alone(x)) {
-            let local = |x: Option<usize>| x.and_then(|x| bodies.iter().position(|&y| y == x));
-            return self
-                .alone(&bodies)
-                .probe_collision_matrix(local(a), local(b), point);
+        match self.alone(&bodies) {
+            Some((alone, keep)) => {
+                let local = |x: Option<usize>| x.and_then(|x| keep.binary_search(&x).ok());
+                alone.probe_collision_matrix(local(a), local(b), point)
+            }
+            None => self.probe_collision_matrix(a, b, point),
         }
-        self.probe_collision_matrix(a, b, point)
     }
 
     /// [`Assembly::pair_collision_matrix`] by three unit impulses on copies of this assembly.

@@ -427,22 +427,20 @@ impl Assembly {
     fn delassus(&self, touches: &[Touch]) -> Result<Vec<Mat3>, AssemblyError> {
         // A group of bodies that move on their own is probed alone (see
         // `Assembly::pair_collision_matrix`).
-        let mut bodies: Vec<usize> = touches.iter().flat_map(|t| [t.a, t.b]).flatten().collect();
-        bodies.sort_unstable();
-        bodies.dedup();
-        if bodies.iter().all(|&x| self.moves_alone(x)) {
-            let local = |x: Option<usize>| x.and_then(|x| bodies.binary_search(&x).ok());
-            let touches: Vec<Touch> = touches
-                .iter()
-                .map(|t| Touch {
-                    a: local(t.a),
-                    b: local(t.b),
-                    ..t.clone()
-                })
-                .collect();
-            return self.alone(&bodies).probe_delassus(&touches);
-        }
-        self.probe_delassus(touches)
+        let bodies: Vec<usize> = touches.iter().flat_map(|t| [t.a, t.b]).flatten().collect();
+        let Some((alone, keep)) = self.alone(&bodies) else {
+            return self.probe_delassus(touches);
+        };
+        let local = |x: Option<usize>| x.and_then(|x| keep.binary_search(&x).ok());
+        let touches: Vec<Touch> = touches
+            .iter()
+            .map(|t| Touch {
+                a: local(t.a),
+                b: local(t.b),
+                ..t.clone()
+            })
+            .collect();
+        alone.probe_delassus(&touches)
     }
 
     /// [`Assembly::delassus`] by unit impulses on copies of this assembly.
