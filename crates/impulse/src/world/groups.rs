@@ -25,6 +25,7 @@ use crate::collision::broad::Pair;
 use crate::contact::constraint::held::{HeldContact, Kinematics, Motion, Side};
 use crate::contact::constraint::{
     ContactGroup, GroupCounters, Holding, Interruption, Member, MemberEnvelope, RayImpulse,
+    iterative,
 };
 use crate::dynamics::{BodyState, MotionType, RigidBody};
 use crate::integrate::IntegrationError;
@@ -357,6 +358,12 @@ impl EventLoop {
         // answer, with no impulse (`super::penalty::springs_answer`).
         let impulses = if super::penalty::springs_answer(world.settings, approach, rest) {
             vec![Vec3::zeros(); points.len()]
+        } else if iterative::is_large(points.len()) {
+            // A large island's collision by sweeps (see `contact::constraint::iterative`).
+            let mut swept = bodies.clone();
+            let found = iterative::collide(&system, &mut swept, &points, 1e-3 * rest);
+            self.counters.collisions += 1;
+            found
         } else {
             // Frictionless where Lemke cannot solve the frictional problem (as in a time step).
             let counted = &mut world.groups.ended.frictionless_fallbacks;

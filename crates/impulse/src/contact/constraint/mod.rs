@@ -24,6 +24,7 @@
 //! its step by the ray's impulse and a collision solve, then integrated on.
 
 pub(crate) mod held;
+pub(crate) mod iterative;
 mod ode;
 pub(crate) mod penalty;
 mod time_step;
@@ -203,6 +204,14 @@ pub(crate) struct ContactGroup {
     /// Set from outside to stop a long flight between its steps (`World::set_interrupt`).
     #[serde(skip)]
     pub(crate) interrupt: Option<&'static std::sync::atomic::AtomicBool>,
+    /// A large group's time steps (see [`iterative`]): the time and state of the last one,
+    /// possibly ahead of `time` (`None`: from the group's time and state).
+    #[serde(default)]
+    stepped: Option<(f64, Vec<f64>)>,
+    /// A large group's impulse at each held contact in its last time step (the next one's warm
+    /// start).
+    #[serde(default)]
+    step_impulses: Vec<Vec3>,
 }
 
 /// A ray's impulse at one held contact (Baraff ch. 13: a configuration with no valid contact
@@ -266,6 +275,8 @@ impl ContactGroup {
             rays: Vec::new(),
             ray_answers: Vec::new(),
             interrupt: None,
+            stepped: None,
+            step_impulses: Vec::new(),
         }
     }
 
@@ -288,6 +299,7 @@ impl ContactGroup {
     /// a change from outside: an impulse, a new member or contact).
     pub(crate) fn restart(&mut self) {
         self.flight = None;
+        self.stepped = None;
         self.segments.clear();
         self.interruption = None;
         let now = self.time;
@@ -353,6 +365,17 @@ impl ContactGroup {
         else {
             return;
         };
+        if iterative::is_large(points.len()) {
+            let start = vec![Vec3::zeros(); points.len()];
+            let stops = vec![0.0; points.len()];
+            let sliding = self.model.holding.sliding_speed;
+            let found = iterative::impulses(&mut bodies, &points, &start, &stops, sliding);
+            if found.iter().all(|p| *p == Vec3::zeros()) {
+                return;
+            }
+            self.set_velocities(&bodies);
+            return;
+        }
         let mut fallbacks = 0;
         let collision = collide_or_frictionless(&system, &LemkeOptions::default(), &mut fallbacks);
         self.counters.borrow_mut().frictionless_fallbacks += fallbacks;
@@ -363,6 +386,11 @@ impl ContactGroup {
             return;
         }
         crate::lcp::contact::apply_impulses(&mut bodies, &points, &collision.impulses);
+        self.set_velocities(&bodies);
+    }
+
+    /// Sets the members' velocities at the group's time to `bodies'`.
+    fn set_velocities(&mut self, bodies: &[LcpBody]) {
         for (k, body) in bodies.iter().enumerate() {
             let base = PER_MEMBER * k;
             self.state[base + 7..base + 10].copy_from_slice(body.velocity.as_slice());
@@ -473,6 +501,9 @@ impl ContactGroup {
     /// the size until the change is located ([`LOCATE_HALVINGS`]); there the flight restarts
     /// with Lemke's new basis (an acceleration discontinuity, Baraff §8.2).
     fn extend(&mut self, t: f64) -> Result<(), IntegrationError> {
+        if self.model.holding.penalty.is_none() && iterative::is_large(self.model.contacts.len()) {
+            return self.extend_by_time_steps(t);
+        }
         if self.flight.is_none() {
             let (time, state) = (self.time, self.state.clone());
             let flight = self.start_flight(time, &state)?;
@@ -634,6 +665,53 @@ impl ContactGroup {
         Ok(())
     }
 
+    /// A large group's [`ContactGroup::extend`]: time steps of [`time_step::TIME_STEP`] with
+    /// impulses from projected Gauss–Seidel ([`iterative`]) until they cover `t` or a contact
+    /// opens past the release gap. Each step's output is the straight line between its ends.
+    fn extend_by_time_steps(&mut self, t: f64) -> Result<(), IntegrationError> {
+        let h = time_step::TIME_STEP;
+        let members = self.model.members.len();
+        while self.interruption.is_none() {
+            let (start, y) = match self.stepped.take() {
+                Some(last) => last,
+                None => (self.time, self.state.clone()),
+            };
+            if start >= t {
+                self.stepped = Some((start, y));
+                break;
+            }
+            if self
+                .interrupt
+                .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed))
+            {
+                self.stepped = Some((start, y));
+                return Err(IntegrationError::Interrupted { time: start });
+            }
+            if self.segments.len() >= MAX_HELD_STEPS {
+                return Err(IntegrationError::TooManySteps {
+                    from: self.time,
+                    time: start,
+                    steps: self.segments.len(),
+                });
+            }
+            let problem = group_ode(&self.model, &self.warm, &self.counters, false).problem(&y);
+            let solver = time_step::StepImpulses::Sweeps {
+                last: &mut self.step_impulses,
+            };
+            let mut next = time_step::time_step(&self.model, problem, &y, h, start, solver)?;
+            normalize(&mut next);
+            self.counters.borrow_mut().time_steps += 1;
+            let end = start + h;
+            self.segments
+                .push_back(StepInterpolant::linear(start, end, &y, &next));
+            if self.releases(&motions(&next, members)) {
+                self.interruption = Some(Interruption::Released { time: end });
+            }
+            self.stepped = Some((end, next));
+        }
+        Ok(())
+    }
+
     /// Whether a contact has opened past the release gap (or, under the penalty model, sunk too
     /// deep, or slid off its face by the release gap) with the members moving as `motions`.
     fn releases(&self, motions: &[Motion]) -> bool {
@@ -653,7 +731,10 @@ impl ContactGroup {
         let h = time_step::TIME_STEP;
         let problem = group_ode(&self.model, &self.warm, &self.counters, false).problem(&y);
         let mut fallbacks = 0;
-        let mut next = time_step::time_step(&self.model, problem, &y, h, t, &mut fallbacks)?;
+        let solver = time_step::StepImpulses::Lemke {
+            fallbacks: &mut fallbacks,
+        };
+        let mut next = time_step::time_step(&self.model, problem, &y, h, t, solver)?;
         self.counters.borrow_mut().frictionless_fallbacks += fallbacks;
         normalize(&mut next);
         self.counters.borrow_mut().time_steps += 1;

@@ -383,11 +383,29 @@ fn a_ray_answered_ahead_of_the_group_and_dropped_by_a_restart_is_not_counted() {
     assert_eq!(group.counters().ray_impulses, 1);
 }
 
-/// One velocity-level time step (`time_step`) of member 0 from `start`, holding `contacts`.
+/// One velocity-level time step (`time_step`) of member 0 from `start`, holding `contacts`, with
+/// Lemke's impulses.
 fn one_time_step(member: Member, start: BodyState, contacts: Vec<HeldContact>, h: f64) -> BodyState {
+    let solver = time_step::StepImpulses::Lemke { fallbacks: &mut 0 };
+    time_step_by(member, start, contacts, h, solver)
+}
+
+/// The same with impulses from projected Gauss–Seidel, as a large group takes it (`iterative`).
+fn one_swept_time_step(member: Member, start: BodyState, contacts: Vec<HeldContact>, h: f64) -> BodyState {
+    let solver = time_step::StepImpulses::Sweeps { last: &mut Vec::new() };
+    time_step_by(member, start, contacts, h, solver)
+}
+
+fn time_step_by(
+    member: Member,
+    start: BodyState,
+    contacts: Vec<HeldContact>,
+    h: f64,
+    solver: time_step::StepImpulses<'_>,
+) -> BodyState {
     let group = ContactGroup::new(vec![member], &[start], contacts, holding(), 0.0);
     let problem = group_ode(&group.model, &group.warm, &group.counters, false).problem(&group.state);
-    let next = time_step::time_step(&group.model, problem, &group.state, h, 0.0, &mut 0).expect("a step");
+    let next = time_step::time_step(&group.model, problem, &group.state, h, 0.0, solver).expect("a step");
     state_of(&next, 0)
 }
 
@@ -444,4 +462,34 @@ fn a_time_step_with_its_contact_open_is_free_flight() {
     assert!((after.velocity - v).norm() < 1e-15);
     assert!((after.position - (start.position + v * step)).norm() < 1e-15);
     assert!((after.angular_velocity - start.angular_velocity).norm() < 1e-15);
+}
+
+#[test]
+fn a_swept_time_step_of_a_box_at_rest_or_sliding_matches_the_exact_impulses() {
+    // The time step of a large group (`iterative`): its impulses from projected Gauss–Seidel
+    // must give what Lemke's give on the box above, to the sweeps' tolerance (1e-3 of the
+    // sliding speed, 1e-7 m/s here): at rest it stays (velocity under 1e-6 m/s, position
+    // under 1e-10 m after 1e-4 s); sliding at 1 m/s, μ = 0.5, it loses μ g h (Coulomb's
+    // impulse at its bound, which the sweeps' exact cone reaches).
+    let (m, mu, step) = (2.0, 0.5, 1e-4);
+    let h = Vec3::repeat(0.1);
+    let member = box_member(m, h * 2.0, Vec3::new(0.0, 0.0, -G));
+    let at_rest = state(Vec3::new(0.0, 0.0, 0.1), Quat::identity(), Vec3::zeros(), Vec3::zeros());
+    let corners = || corners_on_plane(0, h, Vec3::zeros(), Vec3::z(), mu);
+    let after = one_swept_time_step(member.clone(), at_rest, corners(), step);
+    assert!(after.velocity.norm() < 1e-6, "{}", after.velocity);
+    assert!(after.angular_velocity.norm() < 1e-5, "{}", after.angular_velocity);
+    assert!((after.position - at_rest.position).norm() < 1e-10);
+    let sliding = state(
+        Vec3::new(0.0, 0.0, 0.1),
+        Quat::identity(),
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::zeros(),
+    );
+    let after = one_swept_time_step(member.clone(), sliding, corners(), step);
+    let exact = one_time_step(member, sliding, corners(), step);
+    let expected = 1.0 - mu * G * step;
+    assert!((after.velocity.x - expected).abs() < 1e-6, "{} vs {expected}", after.velocity.x);
+    assert!((after.velocity - exact.velocity).norm() < 1e-6);
+    assert!(after.velocity.z.abs() < 1e-6 && after.velocity.y.abs() < 1e-6);
 }

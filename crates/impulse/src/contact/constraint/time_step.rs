@@ -16,8 +16,10 @@
 //!    solve the frictional problem);
 //! 3. positions from the new velocities: `x⁺ = x + h v⁺`, `q⁺ = exp(h ω⁺ / 2) q`.
 //!
-//! The step is first order; it is taken only where the integrator cannot go on, after which
-//! the flight starts afresh from Lemke's basis at the step's end.
+//! The step is first order. A group of a few bodies takes it only where the integrator cannot go
+//! on, with Lemke's impulses, after which the flight starts afresh from Lemke's basis at the
+//! step's end; a large group takes every step this way, with impulses from projected
+//! Gauss–Seidel (`iterative`).
 
 use super::*;
 
@@ -25,16 +27,25 @@ use super::*;
 /// long beside the instants at which the contact mode chatters.
 pub(super) const TIME_STEP: f64 = 1e-4;
 
+/// What finds a time step's impulses.
+pub(super) enum StepImpulses<'a> {
+    /// Lemke's algorithm (`collide_or_frictionless`); an answer without friction adds one to
+    /// the count.
+    Lemke { fallbacks: &'a mut u64 },
+    /// Projected Gauss–Seidel (a large group, see `iterative`), warm-started from each held
+    /// contact's impulse of the last step, which it replaces (zero where a contact took none).
+    Sweeps { last: &'a mut Vec<Vec3> },
+}
+
 /// The state a group reaches from `(t, y)` after one time step of `h`, with the problem
-/// `problem` poses at `y` (its bodies and points); a collision solve answered without friction
-/// adds one to `fallbacks`.
+/// `problem` poses at `y` (its bodies and points) and the impulses found by `solver`.
 pub(super) fn time_step(
     model: &GroupModel,
     (mut bodies, points): (Vec<LcpBody>, Vec<LcpPoint>),
     y: &[f64],
     h: f64,
     t: f64,
-    fallbacks: &mut u64,
+    solver: StepImpulses<'_>,
 ) -> Result<Vec<f64>, IntegrationError> {
     // 1. The free motion over the step.
     for body in &mut bodies {
@@ -44,10 +55,11 @@ pub(super) fn time_step(
     }
     // 2. The contacts that touch or would close within the step, stopped inelastically.
     let motions = motions(y, model.members.len());
-    let touching: Vec<LcpPoint> = points
+    let (held, touching): (Vec<usize>, Vec<LcpPoint>) = points
         .into_iter()
         .zip(&model.contacts)
-        .filter_map(|(mut point, contact)| {
+        .enumerate()
+        .filter_map(|(i, (mut point, contact))| {
             let k = contact.kinematics(&side_motion(&motions, contact.a), &side_motion(&motions, contact.b));
             let closing = k.gap - model.holding.gap + h * k.gap_rate.min(0.0);
             (closing <= model.holding.gap).then(|| {
@@ -56,22 +68,42 @@ pub(super) fn time_step(
                 point.slip_damping = 0.0;
                 point.sliding = None;
                 point.slip_direction = None;
-                point
+                (i, point)
             })
         })
-        .collect();
-    if !touching.is_empty() {
-        let system = ContactSystem::new(&bodies, &touching, model.holding.sliding_speed)
-            .map_err(|_| IntegrationError::NonFinite { time: t })?;
-        // Without friction where Lemke cannot solve the frictional problem: the step then
-        // slides for `h`.
-        let options = LemkeOptions::default();
-        let collision = collide_or_frictionless(&system, &options, fallbacks)
-            .map_err(|_| IntegrationError::NoContactForces {
-                time: t,
-                contacts: touching.len(),
-            })?;
-        crate::lcp::contact::apply_impulses(&mut bodies, &touching, &collision.impulses);
+        .unzip();
+    match solver {
+        StepImpulses::Lemke { fallbacks } => {
+            if !touching.is_empty() {
+                let system = ContactSystem::new(&bodies, &touching, model.holding.sliding_speed)
+                    .map_err(|_| IntegrationError::NonFinite { time: t })?;
+                // Without friction where Lemke cannot solve the frictional problem: the step
+                // then slides for `h`.
+                let options = LemkeOptions::default();
+                let collision = collide_or_frictionless(&system, &options, fallbacks)
+                    .map_err(|_| IntegrationError::NoContactForces {
+                        time: t,
+                        contacts: touching.len(),
+                    })?;
+                crate::lcp::contact::apply_impulses(&mut bodies, &touching, &collision.impulses);
+            }
+        }
+        StepImpulses::Sweeps { last } => {
+            last.resize(model.contacts.len(), Vec3::zeros());
+            let start: Vec<Vec3> = held.iter().map(|&i| last[i]).collect();
+            let targets = vec![0.0; touching.len()];
+            let found = iterative::impulses(
+                &mut bodies,
+                &touching,
+                &start,
+                &targets,
+                model.holding.sliding_speed,
+            );
+            last.iter_mut().for_each(|p| *p = Vec3::zeros());
+            for (&i, p) in held.iter().zip(found) {
+                last[i] = p;
+            }
+        }
     }
     // 3. Positions and orientations from the new velocities.
     let mut next = y.to_vec();
