@@ -92,8 +92,9 @@ pub struct ConstraintCounters {
     pub ray_impulses: u64,
     /// Velocity-level time steps: taken where the contact mode changed faster than the
     /// integrator could follow (a chattering mode: no step of any size held one), and every
-    /// step of a group too large for Lemke's algorithm (more than 48 held contacts, moved by
-    /// time steps whose impulses projected Gauss–Seidel finds).
+    /// step of a group too large for Lemke's algorithm (more than 48 held contacts) or whose
+    /// flight restarted 100 times within 100 time steps (moved by time steps whose impulses
+    /// projected Gauss–Seidel finds).
     pub time_steps: u64,
     /// Collision solves (a pair joining a group, a new group's approaches stopped, a time
     /// step) answered without friction because Lemke could not solve the frictional impulse

@@ -13,7 +13,8 @@
 //! new velocities — with the impulses from projected Gauss–Seidel sweeps over the contacts
 //! (`contact::gauss_seidel`: Coulomb's cone exact), each warm-started from the contact's last
 //! impulse, so a resting pile settles in a few sweeps a step. Its collisions (an impact into
-//! the group, a body joining it) are solved by the same sweeps.
+//! the group, a body joining it) are solved by the same sweeps. A smaller group whose flight
+//! restarts faster than time steps would go (`ContactGroup::chatters`) takes time steps too.
 
 use super::*;
 use crate::contact::{ContactBody, ContactPoint, gauss_seidel};

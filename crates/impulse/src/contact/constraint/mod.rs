@@ -212,6 +212,12 @@ pub(crate) struct ContactGroup {
     /// start).
     #[serde(default)]
     step_impulses: Vec<Vec3>,
+    /// The flight's restarts counted since a time (see [`ContactGroup::chatters`]).
+    #[serde(default)]
+    restarts: (f64, u32),
+    /// Whether the group is moved by time steps because its mode chattered.
+    #[serde(default)]
+    swept: bool,
 }
 
 /// A ray's impulse at one held contact (Baraff ch. 13: a configuration with no valid contact
@@ -277,6 +283,8 @@ impl ContactGroup {
             interrupt: None,
             stepped: None,
             step_impulses: Vec::new(),
+            restarts: (0.0, 0),
+            swept: false,
         }
     }
 
@@ -501,7 +509,9 @@ impl ContactGroup {
     /// the size until the change is located ([`LOCATE_HALVINGS`]); there the flight restarts
     /// with Lemke's new basis (an acceleration discontinuity, Baraff §8.2).
     fn extend(&mut self, t: f64) -> Result<(), IntegrationError> {
-        if self.model.holding.penalty.is_none() && iterative::is_large(self.model.contacts.len()) {
+        if self.model.holding.penalty.is_none()
+            && (self.swept || iterative::is_large(self.model.contacts.len()))
+        {
             return self.extend_by_time_steps(t);
         }
         if self.flight.is_none() {
@@ -654,6 +664,12 @@ impl ContactGroup {
             if released {
                 self.interruption = Some(Interruption::Released { time: end_time });
             } else if modes_changed || !holds {
+                if self.chatters(end_time) {
+                    // The mode changes faster than time steps would go: time steps from here.
+                    self.flight = None;
+                    self.stepped = Some((end_time, end_state));
+                    return self.extend_by_time_steps(t);
+                }
                 // A new mode from here: Lemke at the step's end (warm-started from the old
                 // basis), and the flight starts afresh.
                 self.counters.borrow_mut().basis_restarts += 1;
@@ -663,6 +679,23 @@ impl ContactGroup {
             }
         }
         Ok(())
+    }
+
+    /// Counts a restart of the flight at `t`, and says whether the group's mode chatters: its
+    /// last [`CHATTER_RESTARTS`] restarts came sooner, on average, than time steps would go
+    /// ([`time_step::TIME_STEP`]). A group that chatters is moved by time steps from then on
+    /// (`swept`), as a large one is.
+    fn chatters(&mut self, t: f64) -> bool {
+        let (from, count) = self.restarts;
+        if count == 0 {
+            self.restarts = (t, 1);
+        } else if count + 1 < CHATTER_RESTARTS {
+            self.restarts = (from, count + 1);
+        } else {
+            self.swept = t - from < f64::from(CHATTER_RESTARTS) * time_step::TIME_STEP;
+            self.restarts = (t, 1);
+        }
+        self.swept
     }
 
     /// A large group's [`ContactGroup::extend`]: time steps of [`time_step::TIME_STEP`] with
@@ -854,6 +887,10 @@ const MAX_HELD_STEPS: usize = 100_000;
 
 /// Times an inconsistency at one instant is answered by impulses before the group gives up.
 const MAX_REPEATED_ANSWERS: usize = 16;
+
+/// A group whose flight restarts this many times in less than as many time steps chatters
+/// (see `ContactGroup::chatters`).
+const CHATTER_RESTARTS: u32 = 100;
 
 /// Halvings of a step that crossed a change of mode, to locate it (to 1/4096 of the step).
 const LOCATE_HALVINGS: usize = 12;

@@ -493,3 +493,23 @@ fn a_swept_time_step_of_a_box_at_rest_or_sliding_matches_the_exact_impulses() {
     assert!((after.velocity - exact.velocity).norm() < 1e-6);
     assert!(after.velocity.z.abs() < 1e-6 && after.velocity.y.abs() < 1e-6);
 }
+
+#[test]
+fn a_group_whose_flight_restarts_faster_than_time_steps_is_swept() {
+    // `chatters`: 100 restarts within 100 time steps (1e-2 s) and the group is moved by time
+    // steps from then on; 100 restarts spread over more than that, and it keeps its flight.
+    let h = Vec3::repeat(0.1);
+    let member = box_member(2.0, h * 2.0, Vec3::new(0.0, 0.0, -G));
+    let start = state(Vec3::new(0.0, 0.0, 0.1), Quat::identity(), Vec3::zeros(), Vec3::zeros());
+    let corners = corners_on_plane(0, h, Vec3::zeros(), Vec3::z(), 0.5);
+    let mut slow = ContactGroup::new(vec![member.clone()], &[start], corners.clone(), holding(), 0.0);
+    // A restart every 1.1 time steps: a window of 100 restarts spans 99 × 1.1e-4 = 1.09e-2 s,
+    // more than 100 time steps. Every half time step: 4.95e-3 s, fewer.
+    let step = time_step::TIME_STEP;
+    for k in 0..300 {
+        assert!(!slow.chatters(1.1 * step * f64::from(k)), "restart {k}");
+    }
+    let mut fast = ContactGroup::new(vec![member], &[start], corners, holding(), 0.0);
+    let swept_at = (0..300).find(|&k| fast.chatters(0.5 * step * f64::from(k)));
+    assert_eq!(swept_at, Some(99), "the hundredth restart");
+}
